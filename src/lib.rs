@@ -1,0 +1,8 @@
+//! mlaudit: checks MLPerf-style training submissions.
+//!
+//! The pipeline is discover → parse ([`mllog`]) → check ([`rules`]) →
+//! aggregate → render ([`report`]). The library returns data; only the
+//! binary prints.
+
+pub mod finding;
+pub mod mllog;
