@@ -4,5 +4,7 @@
 //! aggregate → render ([`report`]). The library returns data; only the
 //! binary prints.
 
+pub mod codes;
 pub mod finding;
 pub mod mllog;
+pub mod ruledata;

@@ -43,7 +43,10 @@ struct Wire<'a> {
 
 /// Bytes Python's `str.strip()` removes from a latin-1 decoded line.
 fn is_py_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ' | 0x85 | 0xa0)
+    matches!(
+        b,
+        b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ' | 0x85 | 0xa0
+    )
 }
 
 fn trim(mut body: &[u8]) -> &[u8] {
@@ -94,7 +97,8 @@ fn json_value(text: &str) -> Result<serde_json::Value, RecordError> {
 
 /// Validates the whole object and picks out the fields the engine needs.
 pub fn decode(text: &str) -> Result<RawRecord<'_>, RecordError> {
-    let wire: Wire<'_> = serde_json::from_str(text).map_err(|e| RecordError::Json(e.to_string()))?;
+    let wire: Wire<'_> =
+        serde_json::from_str(text).map_err(|e| RecordError::Json(e.to_string()))?;
     let time = wire.time_ms.ok_or(RecordError::Missing("time_ms"))?;
     let key = wire.key.ok_or(RecordError::Missing("key"))?;
     let value = wire.value.ok_or(RecordError::Missing("value"))?;

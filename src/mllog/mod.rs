@@ -154,7 +154,10 @@ mod tests {
     fn finds_marker_after_prefixes_and_keeps_physical_lines() {
         let input = format!("hello\n0: {REC}\r\n[1,0]<stdout>:{REC}\nnoise\n{REC}");
         let (events, summary) = scan_all(input.as_bytes());
-        assert_eq!(events.iter().map(|e| e.line).collect::<Vec<_>>(), vec![2, 3, 5]);
+        assert_eq!(
+            events.iter().map(|e| e.line).collect::<Vec<_>>(),
+            vec![2, 3, 5]
+        );
         assert_eq!(events[0].key, "seed");
         assert_eq!(events[0].value, serde_json::json!(42));
         assert_eq!(events[0].time_ms, 17.0);
@@ -190,7 +193,8 @@ mod tests {
 
     #[test]
     fn latin1_bytes_are_decoded() {
-        let mut input = br#":::MLLOG {"time_ms": 1, "key": "submission_org", "value": "Caf"#.to_vec();
+        let mut input =
+            br#":::MLLOG {"time_ms": 1, "key": "submission_org", "value": "Caf"#.to_vec();
         input.push(0xe9);
         input.extend_from_slice(br#"", "metadata": {}}"#);
         let (events, summary) = scan_all(&input);
