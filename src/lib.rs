@@ -4,7 +4,11 @@
 //! aggregate → render ([`report`]). The library returns data; only the
 //! binary prints.
 
+pub mod cli;
 pub mod codes;
+pub mod commands;
 pub mod finding;
 pub mod mllog;
+pub mod report;
 pub mod ruledata;
+pub mod rules;

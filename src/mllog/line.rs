@@ -27,18 +27,23 @@ pub struct RawRecord<'a> {
     pub metadata: &'a RawValue,
 }
 
+/// The fields of a record; `None` means absent (a JSON `null` is present).
 #[derive(Deserialize)]
 struct Wire<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     time_ms: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     key: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     event_type: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     value: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     metadata: Option<&'a RawValue>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// Bytes Python's `str.strip()` removes from a latin-1 decoded line.

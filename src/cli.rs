@@ -1,0 +1,61 @@
+//! Command-line interface (clap derive).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mlaudit",
+    version,
+    about = "Checks MLPerf-style training submissions"
+)]
+pub struct Cli {
+    /// Read rule data from this folder instead of the built-in rules.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub rules: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check training logs against the compliance rules of a ruleset.
+    Log {
+        /// Benchmark family of the rules.
+        #[arg(long, default_value = "training")]
+        usage: String,
+        /// Rules version, e.g. 5.0.0.
+        #[arg(long, default_value = "6.1.0")]
+        ruleset: String,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Log files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List or explain rules.
+    Rules {
+        #[command(subcommand)]
+        command: RulesCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// List the rules of a ruleset (or every documented code).
+    List {
+        #[arg(long, default_value = "training")]
+        usage: String,
+        /// Rules version; without it, every documented code is listed.
+        #[arg(long)]
+        ruleset: Option<String>,
+    },
+    /// Print what a code means and how to fix it.
+    Explain { code: String },
+}

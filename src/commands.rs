@@ -1,0 +1,137 @@
+//! What each subcommand does. Output goes to the writers given, so every
+//! command can be tested without a process; `main.rs` only wires stdio.
+
+use crate::cli::{Cli, Command, Format, RulesCommand};
+use crate::codes::CodeRegistry;
+use crate::report::{self, Report};
+use crate::ruledata::RuleSource;
+use crate::rules::{self, Ruleset, Verdict};
+use rayon::prelude::*;
+use std::io::Write;
+
+/// Exit status: 0 everything passed, 1 findings, 2 the tool could not do its job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Success = 0,
+    Findings = 1,
+    Error = 2,
+}
+
+/// Output settings decided by the binary.
+pub struct Io<'a> {
+    pub out: &'a mut dyn Write,
+    pub err: &'a mut dyn Write,
+    pub color: bool,
+}
+
+pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
+    let source = RuleSource::from_option(cli.rules.as_deref());
+    let result = match cli.command {
+        Command::Log {
+            usage,
+            ruleset,
+            format,
+            files,
+        } => log(&source, &usage, &ruleset, format, &files, io),
+        Command::Rules { command } => rules_cmd(&source, command, io),
+    };
+    match result {
+        Ok(exit) => exit,
+        Err(e) => {
+            // A broken pipe (`mlaudit ... | head`) is not an error.
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return Exit::Success;
+            }
+            let _ = writeln!(io.err, "mlaudit: error: {e:#}");
+            Exit::Error
+        }
+    }
+}
+
+fn log(
+    source: &RuleSource,
+    usage: &str,
+    version: &str,
+    format: Format,
+    files: &[std::path::PathBuf],
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let ruleset = Ruleset::load(source, usage, version)?;
+    for f in files {
+        if f.is_dir() {
+            anyhow::bail!("{}: is a folder, not a log file", f.display());
+        }
+        if !f.exists() {
+            anyhow::bail!("{}: no such file", f.display());
+        }
+    }
+    let logs: Vec<rules::LogCheck> = files
+        .par_iter()
+        .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
+        .collect();
+    let report = Report::from_logs(usage, version, ".", logs);
+    match format {
+        Format::Json => report::json::render(&report, io.out)?,
+        Format::Text => report::text::render(&report, io.color, io.out)?,
+    }
+    Ok(if report.verdict == Verdict::Pass {
+        Exit::Success
+    } else {
+        Exit::Findings
+    })
+}
+
+fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let codes = CodeRegistry::load(source)?;
+    match command {
+        RulesCommand::Explain { code } => {
+            let wanted = code.to_ascii_uppercase();
+            let Some(doc) = codes.get(&wanted) else {
+                anyhow::bail!("unknown code '{code}'; `mlaudit rules list` shows every code");
+            };
+            writeln!(io.out, "{wanted}: {}", doc.title)?;
+            writeln!(io.out, "severity: {}", doc.severity)?;
+            if let Some(p) = &doc.policy {
+                writeln!(io.out, "policy: {p}")?;
+            }
+            writeln!(io.out, "\nhow to fix:\n  {}", doc.help)?;
+            Ok(Exit::Success)
+        }
+        RulesCommand::List {
+            usage,
+            ruleset: None,
+        } => {
+            let _ = usage;
+            for (code, doc) in &codes.codes {
+                writeln!(io.out, "{code:<8} {:<8} {}", doc.severity, doc.title)?;
+            }
+            Ok(Exit::Success)
+        }
+        RulesCommand::List {
+            usage,
+            ruleset: Some(version),
+        } => {
+            let rs = Ruleset::load_with_codes(source, &codes, &usage, &version)?;
+            for pack in rs.packs.values() {
+                for rule in &pack.rules {
+                    let title = codes
+                        .get(&rule.code)
+                        .map(|d| d.title.as_str())
+                        .unwrap_or("");
+                    writeln!(
+                        io.out,
+                        "{:<8} {}#{:<40} {title}",
+                        rule.code, pack.id, rule.key
+                    )?;
+                }
+                for end in &pack.end {
+                    let title = codes.get(&end.code).map(|d| d.title.as_str()).unwrap_or("");
+                    writeln!(io.out, "{:<8} {}#end {title}", end.code, pack.id)?;
+                }
+            }
+            Ok(Exit::Success)
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Rule expressions: minijinja's sandboxed expression language, compiled
+//! once when a pack loads, with the few functions rules need.
+//!
+//! In scope: `v` (the current event: `v.key`, `v.value`, `v.metadata`,
+//! `v.time_ms`, `v.line`, `v.event_type`) and `s` (the pack's state).
+//! Functions: `ceil`, `floor`, `abs`, `sqrt`, `min`, `max`, `int`, `float`,
+//! `is_integer`, `isclose`, `is_number`, `is_string`. Evaluation is bounded by
+//! fuel, so no rule can hang the tool, and the language has no file or
+//! network access.
+
+use minijinja::value::{Kwargs, Rest, Value, ValueKind};
+use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
+use std::sync::OnceLock;
+
+/// Names of the functions rules may call.
+pub const FUNCTIONS: &[&str] = &[
+    "ceil",
+    "floor",
+    "abs",
+    "sqrt",
+    "min",
+    "max",
+    "int",
+    "float",
+    "is_integer",
+    "isclose",
+    "is_number",
+    "is_string",
+];
+
+/// Fields of the event object `v`.
+pub const EVENT_FIELDS: &[&str] = &["key", "value", "metadata", "time_ms", "line", "event_type"];
+
+/// Upper bound on the work one evaluation may do.
+const FUEL: u64 = 50_000;
+
+pub type Expr = minijinja::Expression<'static, 'static>;
+
+fn env() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::empty();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_fuel(Some(FUEL));
+        env.add_function("ceil", |x: f64| whole(x.ceil()));
+        env.add_function("floor", |x: f64| whole(x.floor()));
+        env.add_function("abs", |x: Value| -> Result<Value, Error> {
+            match x.kind() {
+                ValueKind::Number => {
+                    if let Some(i) = x.as_i64() {
+                        if x.is_integer() {
+                            return Ok(Value::from(i.unsigned_abs() as i128));
+                        }
+                    }
+                    Ok(Value::from(number(&x)?.abs()))
+                }
+                _ => Err(type_error("abs", &x)),
+            }
+        });
+        env.add_function("sqrt", |x: f64| x.sqrt());
+        env.add_function("min", |args: Rest<Value>| extreme(&args, true));
+        env.add_function("max", |args: Rest<Value>| extreme(&args, false));
+        env.add_function("int", |x: Value| -> Result<Value, Error> {
+            if let Some(s) = x.as_str() {
+                return s
+                    .trim()
+                    .parse::<i128>()
+                    .map(Value::from)
+                    .map_err(|_| type_error("int", &x));
+            }
+            let f = number(&x)?;
+            if f.is_finite() {
+                Ok(Value::from(f.trunc() as i128))
+            } else {
+                Err(type_error("int", &x))
+            }
+        });
+        env.add_function("float", |x: Value| -> Result<f64, Error> {
+            if let Some(s) = x.as_str() {
+                return s.trim().parse::<f64>().map_err(|_| type_error("float", &x));
+            }
+            number(&x)
+        });
+        env.add_function("is_integer", |x: Value| -> Result<bool, Error> {
+            let f = number(&x)?;
+            Ok((f.round() - f).abs() < 1e-5)
+        });
+        env.add_function(
+            "isclose",
+            |a: Value, b: Value, kwargs: Kwargs| -> Result<bool, Error> {
+                let rel: Option<f64> = kwargs.get("rel_tol")?;
+                let abs: Option<f64> = kwargs.get("abs_tol")?;
+                kwargs.assert_all_used()?;
+                let (a, b) = (number(&a)?, number(&b)?);
+                let rel = rel.unwrap_or(1e-9);
+                let abs = abs.unwrap_or(0.0);
+                Ok(a == b || (a - b).abs() <= f64::max(rel * f64::max(a.abs(), b.abs()), abs))
+            },
+        );
+        env.add_function("is_number", |x: Value| x.kind() == ValueKind::Number);
+        env.add_function("is_string", |x: Value| x.kind() == ValueKind::String);
+        env
+    })
+}
+
+fn whole(x: f64) -> Value {
+    if x.is_finite() && x.abs() < 9.0e15 {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
+fn type_error(func: &str, x: &Value) -> Error {
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!("{func}() needs a number, got {} {x}", x.kind()),
+    )
+}
+
+/// A number as f64; booleans count as 0/1 as in Python. Anything else is a
+/// type error, so a string where a number belongs fails the check.
+pub fn number(x: &Value) -> Result<f64, Error> {
+    match x.kind() {
+        ValueKind::Number | ValueKind::Bool => f64::try_from(x.clone())
+            .or_else(|_| i128::try_from(x.clone()).map(|i| i as f64))
+            .map_err(|_| type_error("number", x)),
+        _ => Err(type_error("number", x)),
+    }
+}
+
+fn extreme(args: &[Value], want_min: bool) -> Result<Value, Error> {
+    let items: Vec<Value> = if args.len() == 1 && args[0].kind() == ValueKind::Seq {
+        args[0].try_iter()?.collect()
+    } else {
+        args.to_vec()
+    };
+    let mut best: Option<(f64, Value)> = None;
+    for item in items {
+        let f = number(&item)?;
+        let better = match &best {
+            None => true,
+            Some((b, _)) => (want_min && f < *b) || (!want_min && f > *b),
+        };
+        if better {
+            best = Some((f, item));
+        }
+    }
+    best.map(|(_, v)| v)
+        .ok_or_else(|| Error::new(ErrorKind::InvalidOperation, "min()/max() of an empty list"))
+}
+
+/// Why an expression did not compile.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error("syntax error in `{expr}`: {message}")]
+    Syntax { expr: String, message: String },
+    #[error("unknown name `{name}` in `{expr}` (in scope: v, s and the functions {funcs})", funcs = FUNCTIONS.join(", "))]
+    UnknownName { expr: String, name: String },
+    #[error("unknown state variable `s.{name}` in `{expr}` (declare it under `state:`)")]
+    UnknownState { expr: String, name: String },
+    #[error("unknown event field `v.{name}` in `{expr}` (fields: {fields})", fields = EVENT_FIELDS.join(", "))]
+    UnknownField { expr: String, name: String },
+}
+
+/// Compiles `source`, rejecting names that are not `v`, `s` or a function,
+/// state variables not in `state_vars`, and unknown fields of `v`.
+pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, CompileError> {
+    let expr = env()
+        .compile_expression_owned(source.trim().to_string())
+        .map_err(|e| CompileError::Syntax {
+            expr: source.trim().to_string(),
+            message: e.to_string(),
+        })?;
+    let mut names: Vec<String> = expr.undeclared_variables(true).into_iter().collect();
+    names.sort();
+    for name in names {
+        let mut parts = name.splitn(3, '.');
+        let root = parts.next().unwrap_or_default();
+        let field = parts.next();
+        match root {
+            "v" => {
+                if let Some(f) = field {
+                    if !EVENT_FIELDS.contains(&f) {
+                        return Err(CompileError::UnknownField {
+                            expr: source.trim().to_string(),
+                            name: f.to_string(),
+                        });
+                    }
+                }
+            }
+            "s" => {
+                if let Some(f) = field {
+                    if !state_vars(f) {
+                        return Err(CompileError::UnknownState {
+                            expr: source.trim().to_string(),
+                            name: f.to_string(),
+                        });
+                    }
+                }
+            }
+            other if FUNCTIONS.contains(&other) => {}
+            other => {
+                return Err(CompileError::UnknownName {
+                    expr: source.trim().to_string(),
+                    name: other.to_string(),
+                })
+            }
+        }
+    }
+    Ok(expr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minijinja::context;
+
+    fn eval(src: &str, v: Value) -> Result<Value, Error> {
+        let e = compile(src, &|_| true)
+            .map_err(|e| Error::new(ErrorKind::SyntaxError, e.to_string()))?;
+        e.eval(context! { v => v, s => Value::from(()) })
+    }
+
+    #[test]
+    fn functions_behave_like_python() {
+        let v = Value::from_serialize(serde_json::json!({"value": 2.5}));
+        assert_eq!(eval("ceil(v.value)", v.clone()).ok(), Some(Value::from(3)));
+        assert_eq!(eval("floor(v.value)", v.clone()).ok(), Some(Value::from(2)));
+        assert_eq!(
+            eval("is_integer(v.value)", v.clone()).ok(),
+            Some(Value::from(false))
+        );
+        assert_eq!(
+            eval("is_integer(3.000001)", v.clone()).ok(),
+            Some(Value::from(true))
+        );
+        assert_eq!(
+            eval("max(1, v.value)", v.clone()).ok(),
+            Some(Value::from(2.5))
+        );
+        assert_eq!(
+            eval("isclose(1.0, 1.0 + 1e-12)", v.clone()).ok(),
+            Some(Value::from(true))
+        );
+        assert_eq!(
+            eval("v.value * 1152 == 2880.0", v).ok(),
+            Some(Value::from(true))
+        );
+    }
+
+    #[test]
+    fn number_functions_reject_strings() {
+        let v = Value::from_serialize(serde_json::json!({"value": "12"}));
+        assert!(eval("is_integer(v.value)", v).is_err());
+    }
+
+    #[test]
+    fn unknown_names_fail_at_compile_time() {
+        assert!(matches!(
+            compile("foo(v.value)", &|_| true),
+            Err(CompileError::UnknownName { .. })
+        ));
+        assert!(matches!(
+            compile("s.nope", &|n| n == "yes"),
+            Err(CompileError::UnknownState { .. })
+        ));
+        assert!(matches!(
+            compile("v.valeu == 1", &|_| true),
+            Err(CompileError::UnknownField { .. })
+        ));
+        assert!(matches!(
+            compile("v.value ==", &|_| true),
+            Err(CompileError::Syntax { .. })
+        ));
+    }
+}

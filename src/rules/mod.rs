@@ -1,0 +1,11 @@
+//! The rules engine: rule packs are YAML data (`pack.rs` is their format),
+//! compiled once (`load.rs`, `expr.rs`) and run over a log's events
+//! (`engine.rs`).
+
+pub mod engine;
+pub mod expr;
+pub mod load;
+pub mod pack;
+
+pub use engine::{check_file, check_reader, LogCheck, Verdict};
+pub use load::{available_versions, LoadError, Ruleset};
