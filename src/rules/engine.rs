@@ -12,11 +12,13 @@ use super::load::{Pack, Rule, Ruleset, ROOT_PACK};
 use super::pack::Require;
 use crate::finding::{Finding, Severity};
 use crate::mllog::{self, Event};
-use minijinja::{context, Value};
+use minijinja::value::{Enumerator, Object};
+use minijinja::Value;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Codes of the findings the engine itself raises (documented in
 /// `rules/codes/log.yaml`).
@@ -222,19 +224,98 @@ fn as_text(v: &serde_json::Value) -> Option<String> {
 }
 
 fn to_ev(e: Event) -> Ev {
-    let v = context! {
-        key => e.key.as_str(),
-        value => Value::from_serialize(&e.value),
-        metadata => Value::from_serialize(&e.metadata),
-        time_ms => e.time_ms,
-        line => e.line,
-        event_type => e.event_type,
-    };
+    let v = Value::from_object(EventObj {
+        key: Value::from(e.key.as_str()),
+        value: json_to_value(&e.value),
+        metadata: json_to_value(&e.metadata),
+        time_ms: Value::from(e.time_ms),
+        line: Value::from(e.line),
+        event_type: e.event_type.map(Value::from).unwrap_or_default(),
+    });
     Ev {
         line: e.line,
         key: e.key,
         v,
     }
+}
+
+/// Converts decoded JSON into a rule value without a serde round trip.
+pub fn json_to_value(j: &serde_json::Value) -> Value {
+    match j {
+        serde_json::Value::Null => Value::from(()),
+        serde_json::Value::Bool(b) => Value::from(*b),
+        serde_json::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                Value::from(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        serde_json::Value::String(s) => Value::from(s.as_str()),
+        serde_json::Value::Array(a) => Value::from(a.iter().map(json_to_value).collect::<Vec<_>>()),
+        serde_json::Value::Object(m) => {
+            Value::from_iter(m.iter().map(|(k, v)| (k.as_str(), json_to_value(v))))
+        }
+    }
+}
+
+/// The event object `v` of rule expressions.
+#[derive(Debug)]
+struct EventObj {
+    key: Value,
+    value: Value,
+    metadata: Value,
+    time_ms: Value,
+    line: Value,
+    event_type: Value,
+}
+
+impl Object for EventObj {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        Some(match key.as_str()? {
+            "key" => self.key.clone(),
+            "value" => self.value.clone(),
+            "metadata" => self.metadata.clone(),
+            "time_ms" => self.time_ms.clone(),
+            "line" => self.line.clone(),
+            "event_type" => self.event_type.clone(),
+            _ => return None,
+        })
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Str(&["key", "value", "metadata", "time_ms", "line", "event_type"])
+    }
+}
+
+/// The names in scope of a rule expression: `v` and `s`.
+#[derive(Debug)]
+struct Scope {
+    v: Value,
+    s: Value,
+}
+
+impl Object for Scope {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        match key.as_str()? {
+            "v" => Some(self.v.clone()),
+            "s" => Some(self.s.clone()),
+            _ => None,
+        }
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Str(&["v", "s"])
+    }
+}
+
+fn scope(v: &Value, s: &Value) -> Value {
+    Value::from_object(Scope {
+        v: v.clone(),
+        s: s.clone(),
+    })
 }
 
 struct Tagged {
@@ -314,7 +395,7 @@ impl Run<'_> {
         };
         let none = Value::from(());
         for (name, e) in &pack.state {
-            match e.eval(context! { v => none.clone(), s => state.value.clone() }) {
+            match e.eval(scope(&none, &state.value)) {
                 Ok(v) => state.set(name, v),
                 Err(err) => {
                     let f = Finding::new(
@@ -358,10 +439,10 @@ impl Run<'_> {
                     }
                     if *first != value {
                         sn.all_same = false;
-                    }
-                    let text = value.to_string();
-                    if sn.distinct.len() < 8 && !sn.distinct.contains(&text) {
-                        sn.distinct.push(text);
+                        let text = value.to_string();
+                        if sn.distinct.len() < 8 && !sn.distinct.contains(&text) {
+                            sn.distinct.push(text);
+                        }
                     }
                 }
             }
@@ -377,7 +458,7 @@ impl Run<'_> {
                 self.checks(pack, idx, rule, &rule.check, ev, &state);
                 self.assign(pack, idx, rule, &rule.set, ev, &mut state);
                 if let Some(inc) = &rule.include {
-                    match inc.eval(context! { v => ev.v.clone(), s => state.value.clone() }) {
+                    match inc.eval(scope(&ev.v, &state.value)) {
                         Ok(name) if name.is_true() => {
                             includes.push((name.to_string(), Some(ev.line)))
                         }
@@ -399,7 +480,7 @@ impl Run<'_> {
             if let Some((_, e)) = &rule.at_least_one {
                 // The official tool crashes when this expression raises; we
                 // count such an occurrence as not satisfying it.
-                if e.eval(context! { v => ev.v.clone(), s => state.value.clone() })
+                if e.eval(scope(&ev.v, &state.value))
                     .is_ok_and(|r| r.is_true())
                 {
                     seen[ri].satisfied += 1;
@@ -427,12 +508,12 @@ impl Run<'_> {
         for end in &pack.end {
             let ctx_ev = Value::from(());
             for (name, e) in &end.before {
-                if let Ok(v) = e.eval(context! { v => ctx_ev.clone(), s => state.value.clone() }) {
+                if let Ok(v) = e.eval(scope(&ctx_ev, &state.value)) {
                     state.set(name, v);
                 }
             }
             for (src, e) in &end.check {
-                let outcome = e.eval(context! { v => ctx_ev.clone(), s => state.value.clone() });
+                let outcome = e.eval(scope(&ctx_ev, &state.value));
                 let msg = match outcome {
                     Ok(r) if r.is_true() => continue,
                     Ok(_) => format!("end-of-log check failed: `{src}`"),
@@ -524,7 +605,7 @@ impl Run<'_> {
         state: &mut State,
     ) {
         for (name, e) in list {
-            match e.eval(context! { v => ev.v.clone(), s => state.value.clone() }) {
+            match e.eval(scope(&ev.v, &state.value)) {
                 Ok(v) => state.set(name, v),
                 Err(err) => {
                     let msg = format!(
@@ -548,7 +629,7 @@ impl Run<'_> {
         state: &State,
     ) {
         for (src, e) in list {
-            let msg = match e.eval(context! { v => ev.v.clone(), s => state.value.clone() }) {
+            let msg = match e.eval(scope(&ev.v, &state.value)) {
                 Ok(r) if r.is_true() => continue,
                 Ok(_) => {
                     let value = ev.v.get_attr("value").unwrap_or_default();
@@ -600,7 +681,7 @@ fn aggregate(agg: &super::load::Aggregate, events: &[Ev], state: &Value) -> Vec<
     }
     let mut groups: Vec<Group> = Vec::new();
     for ev in events.iter().filter(|e| e.key == agg.from) {
-        let ctx = context! { v => ev.v.clone(), s => state.clone() };
+        let ctx = scope(&ev.v, &state);
         if let Some(when) = &agg.when {
             if !when.eval(ctx.clone()).is_ok_and(|r| r.is_true()) {
                 continue;
@@ -642,14 +723,14 @@ fn aggregate(agg: &super::load::Aggregate, events: &[Ev], state: &Value) -> Vec<
         .into_iter()
         .map(|g| {
             let value = Value::from_iter(g.fields);
-            let v = context! {
-                key => agg.key.as_str(),
-                value => value,
-                metadata => Value::from_iter(std::iter::empty::<(String, Value)>()),
-                time_ms => g.time_ms,
-                line => g.line,
-                event_type => Value::from(()),
-            };
+            let v = Value::from_object(EventObj {
+                key: Value::from(agg.key.as_str()),
+                value,
+                metadata: Value::from_iter(std::iter::empty::<(String, Value)>()),
+                time_ms: Value::from(g.time_ms),
+                line: Value::from(g.line),
+                event_type: Value::from(()),
+            });
             Ev {
                 line: g.line,
                 key: agg.key.clone(),
