@@ -681,7 +681,7 @@ fn aggregate(agg: &super::load::Aggregate, events: &[Ev], state: &Value) -> Vec<
     }
     let mut groups: Vec<Group> = Vec::new();
     for ev in events.iter().filter(|e| e.key == agg.from) {
-        let ctx = scope(&ev.v, &state);
+        let ctx = scope(&ev.v, state);
         if let Some(when) = &agg.when {
             if !when.eval(ctx.clone()).is_ok_and(|r| r.is_true()) {
                 continue;
