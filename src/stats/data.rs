@@ -51,6 +51,7 @@ pub struct SdParams {
 pub struct ExtraParams {
     pub ci_level: f64,
     pub mad_z_threshold: f64,
+    pub mad_min_rel_deviation: f64,
     pub copy_min_evals: usize,
     pub f_test_alpha: f64,
 }

@@ -39,6 +39,9 @@ pub struct RunInfo {
     pub run_stop_status: Option<String>,
     /// The `eval_accuracy` records (value and metadata as JSON), in order.
     pub evals: Vec<String>,
+    /// Convergence-unit position (epoch or samples) of every evaluation,
+    /// in order: the grid the convergence value is quantised to.
+    pub eval_steps: Vec<f64>,
     /// Hash of the text of every MLLOG record, in order.
     pub content_hash: u64,
     /// Problems reading the convergence value, with line numbers.
@@ -123,6 +126,7 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
         run_stop_ms: None,
         run_stop_status: None,
         evals: Vec::new(),
+        eval_steps: Vec::new(),
         content_hash: content_hash(&bytes),
         findings: Vec::new(),
     };
@@ -136,7 +140,7 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
     let bad = |line: u64, msg: String| {
         Finding::new("RCP003", Severity::Error, &shown, msg).at_line(Some(line))
     };
-    let wanted = |k: &str| {
+    let wanted = |k: &str| -> bool {
         k.contains("global_batch_size")
             || k.contains("submission_benchmark")
             || k.contains("eval_accuracy")
@@ -145,7 +149,11 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
             || k == "run_start"
             || k == "run_stop"
     };
-    mllog::scan(&bytes[..], wanted, |e| {
+    let mut events: Vec<mllog::Event> = Vec::new();
+    let summary = mllog::scan(&bytes[..], wanted, |e| events.push(e))?;
+    events.extend(null_value_events(&bytes, &summary, wanted));
+    events.sort_by_key(|e| e.line);
+    for e in events {
         let key = e.key.as_str();
         if key == "eval_accuracy" {
             run.evals.push(format!("{}|{}", e.value, e.metadata));
@@ -180,6 +188,7 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
                     let idx = match sd.iter().position(|c| c.0 == step) {
                         Some(i) => i,
                         None => {
+                            run.eval_steps.push(step);
                             sd.push((step, None, None));
                             sd.len() - 1
                         }
@@ -199,7 +208,10 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
             }
         } else if params.in_samples(bm) && is_eval {
             match num(e.metadata.get("samples_count")) {
-                Some(s) => conv = Some(s),
+                Some(s) => {
+                    run.eval_steps.push(s);
+                    conv = Some(s)
+                }
                 None => findings.push(bad(
                     e.line,
                     format!("{key}: metadata.samples_count is missing or not a number"),
@@ -207,7 +219,10 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
             }
         } else if !use_train && is_eval {
             match num(e.metadata.get("epoch_num")) {
-                Some(x) => conv = Some(py_round(x, decimals)),
+                Some(x) => {
+                    run.eval_steps.push(py_round(x, decimals));
+                    conv = Some(py_round(x, decimals))
+                }
                 None => findings.push(bad(
                     e.line,
                     format!("{key}: metadata.epoch_num is missing or not a number"),
@@ -250,8 +265,66 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
                 run.convergence = None;
             }
         }
-    })?;
+    }
     Ok(run)
+}
+
+/// Workaround for a bug in `mllog` (to be removed when it is fixed there):
+/// `"value": null`, which every `run_stop` of some submitters has, is read
+/// as a missing `value` field and the record is reported as malformed. The
+/// official parser accepts it. Rebuild those records from their line.
+fn null_value_events(
+    bytes: &[u8],
+    summary: &mllog::ScanSummary,
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<mllog::Event> {
+    let lines: std::collections::BTreeSet<u64> = summary
+        .malformed
+        .iter()
+        .filter(|m| m.error.contains("no 'value' field"))
+        .map(|m| m.line)
+        .collect();
+    let mut out = Vec::new();
+    if lines.is_empty() {
+        return out;
+    }
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let no = i as u64 + 1;
+        if !lines.contains(&no) {
+            continue;
+        }
+        for piece in line.split(|&b| b == b'\r') {
+            let Some(pos) = memchr::memmem::rfind(piece, mllog::MARKER) else {
+                continue;
+            };
+            let text = mllog::record_text(&piece[pos + mllog::MARKER.len()..]);
+            let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            let (Some(Value::String(key)), Some(time), Some(Value::Null), Some(meta)) = (
+                obj.get("key"),
+                obj.get("time_ms").and_then(Value::as_f64),
+                obj.get("value"),
+                obj.get("metadata"),
+            ) else {
+                continue;
+            };
+            if wanted(key) {
+                out.push(mllog::Event {
+                    line: no,
+                    time_ms: time,
+                    key: key.clone(),
+                    event_type: obj
+                        .get("event_type")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    value: Value::Null,
+                    metadata: meta.clone(),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Hash of the text after the marker on every line that has one.

@@ -83,29 +83,58 @@ pub fn mad_z_scores(values: &[f64]) -> Option<Vec<f64>> {
     Some(values.iter().map(|x| 0.6745 * (x - med) / mad).collect())
 }
 
-/// STA002: converged runs whose time to train is a MAD outlier.
+/// STA002: converged runs whose training rate (minutes per convergence
+/// unit) is a MAD outlier and differs from the median rate by more than
+/// `mad_min_rel_deviation`. The rate, unlike the raw time to train, does not
+/// jump when a run needs one more evaluation to converge.
 pub fn outlier_findings(runs: &[RunInfo], compliant: &[bool], p: &ExtraParams) -> Vec<Finding> {
-    let conv = converged_minutes(runs, compliant);
-    let mins: Vec<f64> = conv.iter().map(|c| c.1).collect();
-    let Some(z) = mad_z_scores(&mins) else {
+    let conv: Vec<(usize, f64, f64)> = converged_minutes(runs, compliant)
+        .into_iter()
+        .filter_map(|(i, m)| {
+            let c = runs[i].convergence.filter(|c| *c > 0.0)?;
+            Some((i, m, m / c))
+        })
+        .collect();
+    let rates: Vec<f64> = conv.iter().map(|c| c.2).collect();
+    let Some(z) = mad_z_scores(&rates) else {
         return Vec::new();
     };
-    let med = median(&mut mins.clone());
+    let med = median(&mut rates.clone());
     conv.iter()
         .zip(z)
-        .filter(|(_, z)| z.abs() > p.mad_z_threshold)
-        .map(|((i, m), z)| {
+        .filter(|((_, _, r), z)| {
+            z.abs() > p.mad_z_threshold && ((r - med) / med).abs() > p.mad_min_rel_deviation
+        })
+        .map(|((i, m, r), z)| {
             Finding::new(
                 "STA002",
                 Severity::Warning,
                 &runs[*i].path.display().to_string(),
                 format!(
-                    "time to train {m:.3} min is an outlier among the converged runs (median {med:.3} min, modified z-score {z:.1}, threshold {})",
-                    p.mad_z_threshold
+                    "training rate {:.4e} min per unit ({m:.3} min to train) is {:+.0}% from the median rate of the converged runs (modified z-score {z:.1}; thresholds {} and {:.0}%)",
+                    r,
+                    (r - med) / med * 100.0,
+                    p.mad_z_threshold,
+                    p.mad_min_rel_deviation * 100.0
                 ),
             )
         })
         .collect()
+}
+
+/// The eval grid step: the median positive gap between consecutive
+/// evaluations of the runs; `None` without two evaluations.
+pub fn eval_grid_step(runs: &[RunInfo]) -> Option<f64> {
+    let mut gaps: Vec<f64> = runs
+        .iter()
+        .flat_map(|r| r.eval_steps.windows(2).map(|w| w[1] - w[0]))
+        .filter(|g| *g > 0.0)
+        .collect();
+    if gaps.is_empty() {
+        None
+    } else {
+        Some(median(&mut gaps))
+    }
 }
 
 /// STA001: runs that are copies of each other: identical MLLOG records, or
@@ -151,13 +180,19 @@ pub fn variance_findings(
         return Vec::new();
     }
     let var_ref = point.stdev * point.stdev * n_ref as f64 / (n_ref - 1) as f64;
-    let Some(t) = f_test(var_subm, values.len(), var_ref, n_ref) else {
+    // A variance below the quantisation variance of the eval grid is no
+    // evidence of too little spread: floor it for the low side.
+    let floor = eval_grid_step(runs).map_or(0.0, |h| h * h / 12.0);
+    let (Some(low), Some(high)) = (
+        f_test(var_subm.max(floor), values.len(), var_ref, n_ref),
+        f_test(var_subm, values.len(), var_ref, n_ref),
+    ) else {
         return Vec::new();
     };
-    let (code, side, pv) = if t.p_low < p.f_test_alpha {
-        ("STA003", "small", t.p_low)
-    } else if t.p_high < p.f_test_alpha {
-        ("STA004", "large", t.p_high)
+    let (code, side, pv, t) = if low.p_low < p.f_test_alpha {
+        ("STA003", "small", low.p_low, low)
+    } else if high.p_high < p.f_test_alpha {
+        ("STA004", "large", high.p_high, high)
     } else {
         return Vec::new();
     };
@@ -166,10 +201,11 @@ pub fn variance_findings(
         Severity::Warning,
         folder,
         format!(
-            "convergence variance of the {} converged runs is implausibly {side} against the RCP at batch size {} (sd {:.4} vs {:.4}, F = {:.4}, p = {pv:.2e}, alpha {})",
+            "convergence variance of the {} converged runs is implausibly {side} against the RCP at batch size {} (sd {:.4} (grid floor {:.4}) vs {:.4}, F = {:.4}, p = {pv:.2e}, alpha {})",
             values.len(),
             point.batch_size,
             var_subm.sqrt(),
+            floor.sqrt(),
             var_ref.sqrt(),
             t.f,
             p.f_test_alpha
