@@ -106,7 +106,8 @@ fn load() -> Option<&'static Corpus> {
                     })
                     .collect();
                 let opts = Options {
-                    rcp_bypass: dir.join("package_checker_params").is_file(),
+                    rcp_bypass: std::fs::read_to_string(dir.join("package_checker_params"))
+                        .is_ok_and(|t| stats::params_file_requests_bypass(&t)),
                     ..Options::default()
                 };
                 let rep = stats::check_folder(

@@ -177,3 +177,56 @@ fn rcp_finding_text(r: &RcpResult) -> String {
         _ => format!("RCP check: {}", r.message),
     }
 }
+
+/// Whether a `package_checker_params` file turns on `rcp-bypass`, as
+/// package_checker reads it: each line is compared with `"rcp-bypass"`
+/// including its line ending, so only a last line without a trailing
+/// newline matches (reproduced quirk, see rules/README-rcp.md).
+pub fn params_file_requests_bypass(text: &str) -> bool {
+    text.split_inclusive('\n').any(|l| l == "rcp-bypass")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::CodeRegistry;
+
+    #[test]
+    fn params_file_newline_quirk() {
+        assert!(params_file_requests_bypass("rcp-bypass"));
+        assert!(params_file_requests_bypass("other\nrcp-bypass"));
+        assert!(!params_file_requests_bypass("rcp-bypass\n"));
+        assert!(!params_file_requests_bypass("rcp-bypass\r\n"));
+    }
+
+    #[test]
+    fn every_emitted_code_is_documented() {
+        let reg = CodeRegistry::load(&RuleSource::Embedded).unwrap_or_else(|e| panic!("{e}"));
+        for code in [
+            "RCP001", "RCP002", "RCP003", "RCP004", "RCP005", "RCP006", "STA001", "STA002",
+            "STA003", "STA004", "STA005",
+        ] {
+            assert!(
+                reg.get(code).is_some(),
+                "{code} is not in rules/codes/stats.yaml"
+            );
+        }
+    }
+
+    #[test]
+    fn stats_data_loads_for_every_ruleset() {
+        for v in ["4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"] {
+            let cfg = StatsConfig::load(&RuleSource::Embedded, v).unwrap_or_else(|e| panic!("{e}"));
+            for bm in RuleSource::Embedded.list(&format!("training/{v}/rcp")) {
+                let bm = bm.trim_end_matches(".yaml");
+                let t = RcpTable::load(&RuleSource::Embedded, v, bm)
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .unwrap_or_else(|| panic!("{v}/{bm} missing"));
+                assert!(
+                    RcpSet::new(&t, &cfg.rcp, PruneMode::Official).is_some(),
+                    "{v}/{bm}"
+                );
+            }
+        }
+    }
+}
