@@ -12,3 +12,4 @@ pub mod mllog;
 pub mod report;
 pub mod ruledata;
 pub mod rules;
+pub mod stats;

@@ -1,0 +1,370 @@
+//! Reads one benchmark folder's `result_*.txt` files with [`crate::mllog`]
+//! and extracts, per run, what the RCP checker and result_summarizer use
+//! (facts 1.2, 3.4, 3.7, 8 items 2 and M13–M15).
+//!
+//! Like the official reader we look at records whose key *contains*
+//! `global_batch_size`, `submission_benchmark`, `eval_accuracy`/`eval_error`
+//! or `train_samples` (the official tool matches these substrings anywhere
+//! in the record's JSON text; on every real log the match is on the key).
+
+use super::data::RcpParams;
+use super::npmath::py_round;
+use super::rcp::SubmissionConvergence;
+use crate::finding::{Finding, Severity};
+use crate::mllog;
+use serde_json::Value;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What one result log says.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    pub path: PathBuf,
+    /// File name, e.g. `result_3.txt`.
+    pub name: String,
+    /// Value of the last record whose key contains `submission_benchmark`.
+    pub benchmark: Option<String>,
+    /// Value of the last record whose key contains `global_batch_size`.
+    pub global_batch_size: Option<Value>,
+    pub gbs_line: Option<u64>,
+    /// Convergence value when the last `run_stop` says `success` and a
+    /// convergence value was found; `None` means "did not converge".
+    pub convergence: Option<f64>,
+    /// `run_start`/`run_stop` times as result_summarizer picks them.
+    pub run_start_ms: Option<f64>,
+    pub run_stop_ms: Option<f64>,
+    /// `metadata.status` of the last `run_stop`.
+    pub run_stop_status: Option<String>,
+    /// The `eval_accuracy` records (value and metadata as JSON), in order.
+    pub evals: Vec<String>,
+    /// Convergence-unit position (epoch or samples) of every evaluation,
+    /// in order: the grid the convergence value is quantised to.
+    pub eval_steps: Vec<f64>,
+    /// Hash of the text of every MLLOG record, in order.
+    pub content_hash: u64,
+    /// Problems reading the convergence value, with line numbers.
+    pub findings: Vec<Finding>,
+}
+
+impl RunInfo {
+    /// Time to train in minutes, as result_summarizer computes it.
+    pub fn minutes(&self) -> Option<f64> {
+        Some((self.run_stop_ms? - self.run_start_ms?) / 60.0 / 1000.0)
+    }
+
+    pub fn succeeded(&self) -> bool {
+        self.run_stop_status.as_deref() == Some("success")
+    }
+}
+
+/// All runs of one benchmark folder, sorted by file name.
+#[derive(Debug, Clone)]
+pub struct FolderRuns {
+    pub dir: PathBuf,
+    pub runs: Vec<RunInfo>,
+}
+
+/// Lists `dir/result_*.txt` (the official glob), sorted by name.
+pub fn result_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("result_") && n.ends_with(".txt"))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Reads every result log of `dir`.
+pub fn read_folder(
+    dir: &Path,
+    params: &RcpParams,
+    bert_train_samples: bool,
+) -> io::Result<FolderRuns> {
+    let mut runs = Vec::new();
+    for path in result_files(dir)? {
+        runs.push(read_run(&path, params, bert_train_samples)?);
+    }
+    Ok(FolderRuns {
+        dir: dir.to_path_buf(),
+        runs,
+    })
+}
+
+fn num(v: Option<&Value>) -> Option<f64> {
+    v.and_then(Value::as_f64)
+}
+
+fn json_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Reads one result log.
+pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io::Result<RunInfo> {
+    let bytes = std::fs::read(path)?;
+    let shown = path.display().to_string();
+    let mut run = RunInfo {
+        path: path.to_path_buf(),
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        benchmark: None,
+        global_batch_size: None,
+        gbs_line: None,
+        convergence: None,
+        run_start_ms: None,
+        run_stop_ms: None,
+        run_stop_status: None,
+        evals: Vec::new(),
+        eval_steps: Vec::new(),
+        content_hash: content_hash(&bytes),
+        findings: Vec::new(),
+    };
+    let mut use_train = bert_train_samples;
+    let mut conv: Option<f64> = None;
+    // Stable Diffusion checkpoints: (samples_count, FID, CLIP).
+    let mut sd: Vec<(f64, Option<f64>, Option<f64>)> = Vec::new();
+    let sd_params = &params.stable_diffusion;
+    let decimals = params.epoch_decimals;
+    let findings = &mut run.findings;
+    let bad = |line: u64, msg: String| {
+        Finding::new("RCP003", Severity::Error, &shown, msg).at_line(Some(line))
+    };
+    let wanted = |k: &str| -> bool {
+        k.contains("global_batch_size")
+            || k.contains("submission_benchmark")
+            || k.contains("eval_accuracy")
+            || k.contains("eval_error")
+            || k.contains("train_samples")
+            || k == "run_start"
+            || k == "run_stop"
+    };
+    let mut events: Vec<mllog::Event> = Vec::new();
+    let _summary = mllog::scan(&bytes[..], wanted, |e| events.push(e))?;
+    for e in events {
+        let key = e.key.as_str();
+        if key == "eval_accuracy" {
+            run.evals.push(format!("{}|{}", e.value, e.metadata));
+        }
+        if run.run_start_ms.is_none() || run.run_stop_ms.is_none() {
+            if key == "run_start" {
+                run.run_start_ms = Some(e.time_ms);
+            }
+            if key == "run_stop" {
+                run.run_stop_ms = Some(e.time_ms);
+            }
+        }
+        if key.contains("global_batch_size") {
+            run.global_batch_size = Some(e.value.clone());
+            run.gbs_line = Some(e.line);
+        }
+        if key.contains("submission_benchmark") {
+            let b = json_text(&e.value);
+            if b != "bert" {
+                use_train = false;
+            }
+            run.benchmark = Some(b);
+        }
+        let bm = run.benchmark.as_deref().unwrap_or("");
+        let is_eval = key.contains("eval_error") || key.contains("eval_accuracy");
+        if bm == "stable_diffusion" && is_eval {
+            let step = num(e.metadata.get("samples_count"));
+            let metric = e.metadata.get("metric").and_then(Value::as_str);
+            let value = e.value.as_f64();
+            match (step, metric, value) {
+                (Some(step), Some(metric), Some(value)) => {
+                    let idx = match sd.iter().position(|c| c.0 == step) {
+                        Some(i) => i,
+                        None => {
+                            run.eval_steps.push(step);
+                            sd.push((step, None, None));
+                            sd.len() - 1
+                        }
+                    };
+                    match metric {
+                        "FID" => sd[idx].1 = Some(value),
+                        "CLIP" => sd[idx].2 = Some(value),
+                        _ => {}
+                    }
+                }
+                _ => findings.push(bad(
+                    e.line,
+                    format!(
+                        "{key}: needs a numeric value, metadata.samples_count and metadata.metric to find the Stable Diffusion convergence point"
+                    ),
+                )),
+            }
+        } else if params.in_samples(bm) && is_eval {
+            match num(e.metadata.get("samples_count")) {
+                Some(s) => {
+                    run.eval_steps.push(s);
+                    conv = Some(s)
+                }
+                None => findings.push(bad(
+                    e.line,
+                    format!("{key}: metadata.samples_count is missing or not a number"),
+                )),
+            }
+        } else if !use_train && is_eval {
+            match num(e.metadata.get("epoch_num")) {
+                Some(x) => {
+                    run.eval_steps.push(py_round(x, decimals));
+                    conv = Some(py_round(x, decimals))
+                }
+                None => findings.push(bad(
+                    e.line,
+                    format!("{key}: metadata.epoch_num is missing or not a number"),
+                )),
+            }
+        } else if use_train && key.contains("train_samples") {
+            match e.value.as_f64() {
+                Some(x) => conv = Some(x),
+                None => findings.push(bad(e.line, format!("{key}: value is not a number"))),
+            }
+        }
+        if key == "run_stop" {
+            let status = e.metadata.get("status").map(json_text);
+            let success = status.as_deref() == Some("success");
+            run.run_stop_status = status;
+            if success {
+                if bm == "stable_diffusion" {
+                    conv = sd
+                        .iter()
+                        .filter(|c| {
+                            c.1.is_some_and(|f| f <= sd_params.fid_max)
+                                && c.2.is_some_and(|c| c >= sd_params.clip_min)
+                        })
+                        .map(|c| c.0)
+                        .reduce(f64::min);
+                }
+                if conv.is_none() {
+                    findings.push(
+                        Finding::new(
+                            "RCP004",
+                            Severity::Error,
+                            &shown,
+                            "run_stop reports success but no evaluation before it gives a convergence point; the run counts as not converged",
+                        )
+                        .at_line(Some(e.line)),
+                    );
+                }
+                run.convergence = conv;
+            } else {
+                run.convergence = None;
+            }
+        }
+    }
+    Ok(run)
+}
+
+/// Hash of the text after the marker on every line that has one.
+fn content_hash(bytes: &[u8]) -> u64 {
+    let mut h = DefaultHasher::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        if let Some(pos) = memchr::memmem::rfind(line, mllog::MARKER) {
+            let rec = &line[pos..];
+            rec.strip_suffix(b"\r").unwrap_or(rec).hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+impl FolderRuns {
+    /// The benchmark the logs name: the first file's (as the official tool
+    /// does); `None` when no file names one.
+    pub fn benchmark(&self) -> Option<&str> {
+        self.runs.iter().find_map(|r| r.benchmark.as_deref())
+    }
+
+    /// The folder's convergence values as `get_submission_epochs` combines
+    /// them, with a finding when the files disagree on the batch size or
+    /// the benchmark (the official tool crashes there, facts 8 item 2).
+    pub fn convergence(&self, params: &RcpParams) -> (SubmissionConvergence, Vec<Finding>) {
+        let mut findings = Vec::new();
+        let mut bs: Option<(&Value, &RunInfo)> = None;
+        let mut bm: Option<(&str, &RunInfo)> = None;
+        let mut consistent = true;
+        for run in &self.runs {
+            findings.extend(run.findings.iter().cloned());
+            match (bs, &run.global_batch_size) {
+                (None, Some(v)) => bs = Some((v, run)),
+                (None, None) => {}
+                (Some((v0, r0)), cur) => {
+                    if !cur.as_ref().is_some_and(|v| same_value(v, v0)) {
+                        consistent = false;
+                        findings.push(
+                            Finding::new(
+                                "RCP005",
+                                Severity::Error,
+                                &run.path.display().to_string(),
+                                format!(
+                                    "global_batch_size {} differs from {} in {}",
+                                    cur.as_ref()
+                                        .map_or("(not logged)".to_string(), |v| v.to_string()),
+                                    v0,
+                                    r0.name
+                                ),
+                            )
+                            .at_line(run.gbs_line),
+                        );
+                    }
+                }
+            }
+            match (bm, run.benchmark.as_deref()) {
+                (None, Some(b)) => bm = Some((b, run)),
+                (None, None) => {}
+                (Some((b0, r0)), cur) => {
+                    if cur != Some(b0) {
+                        consistent = false;
+                        findings.push(Finding::new(
+                            "RCP005",
+                            Severity::Error,
+                            &run.path.display().to_string(),
+                            format!(
+                                "submission_benchmark {} differs from {b0} in {}",
+                                cur.unwrap_or("(not logged)"),
+                                r0.name
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        let global_batch_size = if consistent {
+            bs.and_then(|(v, _)| v.as_f64())
+        } else {
+            None
+        };
+        let values: Vec<f64> = self
+            .runs
+            .iter()
+            .map(|r| r.convergence.unwrap_or(params.not_converged_value))
+            .collect();
+        let not_converged = self.runs.iter().filter(|r| r.convergence.is_none()).count();
+        (
+            SubmissionConvergence {
+                global_batch_size,
+                values,
+                not_converged,
+            },
+            findings,
+        )
+    }
+}

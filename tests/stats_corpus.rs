@@ -1,0 +1,273 @@
+//! The RCP check and the olympic score against the official verdicts on the
+//! real submissions of `../shared/corpus` (152 benchmark folders), and counts
+//! of the extra-statistics findings there.
+//!
+//! Run: `cargo test --release --test stats_corpus -- --nocapture`
+
+use mlaudit::ruledata::RuleSource;
+use mlaudit::stats::{self, rcp::Verdict, FolderReport, Options};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if p.join("expected/rcp.tsv").is_file() {
+        Some(p)
+    } else {
+        println!("skipped: ../shared/corpus not found");
+        None
+    }
+}
+
+/// Rows of a TSV file as maps from column name to value.
+fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let head: Vec<String> = lines
+        .next()
+        .unwrap_or_default()
+        .split('\t')
+        .map(str::to_string)
+        .collect();
+    lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            head.iter()
+                .cloned()
+                .zip(l.split('\t').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn ruleset(round: &str) -> &'static str {
+    match round {
+        "v4.1" => "4.1.0",
+        "v5.0" => "5.0.0",
+        "v5.1" => "5.1.0",
+        other => panic!("unknown round {other}"),
+    }
+}
+
+/// (round, submitter, system, benchmark) of a folder.
+type Key = (String, String, String, String);
+
+fn key(r: &HashMap<String, String>, system_col: &str) -> Key {
+    (
+        r["round"].clone(),
+        r["submitter"].clone(),
+        r[system_col].clone(),
+        r["benchmark"].clone(),
+    )
+}
+
+struct Corpus {
+    reports: BTreeMap<Key, FolderReport>,
+    rcp_rows: Vec<HashMap<String, String>>,
+    score_rows: Vec<HashMap<String, String>>,
+}
+
+fn load() -> Option<&'static Corpus> {
+    static CORPUS: OnceLock<Option<Corpus>> = OnceLock::new();
+    CORPUS
+        .get_or_init(|| {
+            let root = corpus()?;
+            let rcp_rows = tsv(&root.join("expected/rcp.tsv"));
+            let score_rows = tsv(&root.join("expected/scores.tsv"));
+            let mut verdicts: HashMap<(Key, String), bool> = HashMap::new();
+            for r in tsv(&root.join("expected/compliance.tsv")) {
+                verdicts.insert(
+                    (key(&r, "system"), r["file"].clone()),
+                    r["compliance_verdict"] == "PASS",
+                );
+            }
+            let mut reports = BTreeMap::new();
+            for r in &rcp_rows {
+                let k = key(r, "system");
+                let dir = root
+                    .join(&k.0)
+                    .join(&k.1)
+                    .join("results")
+                    .join(&k.2)
+                    .join(&k.3);
+                let files = stats::reader::result_files(&dir)
+                    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+                let compliant: Vec<bool> = files
+                    .iter()
+                    .map(|f| {
+                        let name = f
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        *verdicts.get(&(k.clone(), name.clone())).unwrap_or_else(|| {
+                            panic!("no compliance verdict for {} {name}", dir.display())
+                        })
+                    })
+                    .collect();
+                let opts = Options {
+                    rcp_bypass: std::fs::read_to_string(dir.join("package_checker_params"))
+                        .is_ok_and(|t| stats::params_file_requests_bypass(&t)),
+                    ..Options::default()
+                };
+                let rep = stats::check_folder(
+                    &RuleSource::Embedded,
+                    ruleset(&k.0),
+                    &dir,
+                    &compliant,
+                    &opts,
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
+                reports.insert(k, rep);
+            }
+            Some(Corpus {
+                reports,
+                rcp_rows,
+                score_rows,
+            })
+        })
+        .as_ref()
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs()
+}
+
+#[test]
+fn rcp_verdicts_match_official() {
+    let Some(c) = load() else { return };
+    let mut bad = Vec::new();
+    for r in &c.rcp_rows {
+        let k = key(r, "system");
+        let rep = &c.reports[&k];
+        let want_pass = r["verdict"] == "PASS";
+        let subm: f64 = r["submission_mean"].parse().unwrap_or(f64::NAN);
+        let rcp_mean: f64 = r["rcp_mean"].parse().unwrap_or(f64::NAN);
+        let got_mean = rep.rcp.mean_epochs.unwrap_or(f64::NAN);
+        // submission_mean is printed with 4 decimals.
+        let mean_ok = (got_mean - subm).abs() <= 5.000001e-5 || close(got_mean, subm, 1e-6);
+        let ok = rep.rcp.passed() == want_pass
+            && rep.rcp.message == r["message"]
+            && mean_ok
+            && close(rep.rcp.rcp_mean.unwrap_or(f64::NAN), rcp_mean, 1e-6);
+        if !ok {
+            bad.push(format!(
+                "{k:?}: want {} '{}' {subm} {rcp_mean}; got {:?} '{}' {:?} {:?}",
+                r["verdict"],
+                r["message"],
+                rep.rcp.verdict,
+                rep.rcp.message,
+                rep.rcp.mean_epochs,
+                rep.rcp.rcp_mean
+            ));
+        }
+    }
+    println!(
+        "rcp rows: {} checked, {} differ",
+        c.rcp_rows.len(),
+        bad.len()
+    );
+    assert_eq!(c.rcp_rows.len(), 152);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn scores_match_result_summarizer() {
+    let Some(c) = load() else { return };
+    let mut bad = Vec::new();
+    let mut scored = 0;
+    for r in &c.score_rows {
+        let mut k = key(r, "system_name");
+        k.2 = r["details_url_system"]
+            .trim_end_matches(".json")
+            .to_string();
+        let Some(rep) = c.reports.get(&k) else {
+            bad.push(format!("{k:?}: no report"));
+            continue;
+        };
+        let sf: f64 = r["rcp_scaling_factor"].parse().unwrap_or(f64::NAN);
+        if !close(rep.rcp.scaling_factor(), sf, 1e-6) {
+            bad.push(format!(
+                "{k:?}: scaling factor want {sf}, got {}",
+                rep.rcp.scaling_factor()
+            ));
+        }
+        if let Ok(stc) = r["samples_to_converge"].parse::<f64>() {
+            if !close(rep.rcp.mean_epochs.unwrap_or(f64::NAN), stc, 1e-6) {
+                bad.push(format!(
+                    "{k:?}: samples_to_converge want {stc}, got {:?}",
+                    rep.rcp.mean_epochs
+                ));
+            }
+        }
+        if r["time_to_train_min"].is_empty() {
+            if rep.score.minutes.is_some() {
+                bad.push(format!(
+                    "{k:?}: unscored officially, got {:?}",
+                    rep.score.minutes
+                ));
+            }
+            continue;
+        }
+        scored += 1;
+        let want: f64 = r["time_to_train_min"].parse().unwrap_or(f64::NAN);
+        if !close(rep.score.minutes.unwrap_or(f64::NAN), want, 1e-6) {
+            bad.push(format!(
+                "{k:?}: minutes want {want}, got {:?}",
+                rep.score.minutes
+            ));
+        }
+    }
+    println!("score rows: {scored} scored, {} differ", bad.len());
+    assert!(scored > 0);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn count_extra_statistics_findings() {
+    let Some(c) = load() else { return };
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut folders: BTreeMap<String, usize> = BTreeMap::new();
+    let mut samples: Vec<String> = Vec::new();
+    for (k, rep) in &c.reports {
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &rep.findings {
+            *counts.entry(f.code.clone()).or_default() += 1;
+            if seen.insert(f.code.clone()) {
+                *folders.entry(f.code.clone()).or_default() += 1;
+            }
+            let shown = samples.iter().filter(|s| s.starts_with(&f.code)).count();
+            if f.code.starts_with("STA") && shown < 12 {
+                samples.push(format!(
+                    "{} {}/{}/{}/{}: {} ({})",
+                    f.code, k.0, k.1, k.2, k.3, f.message, f.path
+                ));
+            }
+        }
+        assert!(
+            rep.rcp.verdict != Verdict::Fail,
+            "{k:?}: {}",
+            rep.rcp.message
+        );
+    }
+    println!(
+        "extra-statistics findings on {} real folders:",
+        c.reports.len()
+    );
+    for (code, n) in &counts {
+        println!("  {code}: {n} findings in {} folders", folders[code]);
+    }
+    for s in &samples {
+        println!("  {s}");
+    }
+    // One real copy: v4.1 tinycorp tinybox_green bert result_8.txt repeats
+    // result_3.txt (same timestamps and eval values; only the seed differs).
+    let copies: Vec<&String> = samples.iter().filter(|s| s.starts_with("STA001")).collect();
+    assert_eq!(copies.len(), 1, "{copies:#?}");
+    assert!(copies[0].contains("tinybox_green/bert") && copies[0].contains("result_8.txt"));
+    // Warnings on real submissions must stay rare.
+    for code in ["STA002", "STA003", "STA004"] {
+        let n = folders.get(code).copied().unwrap_or(0);
+        assert!(n * 20 <= c.reports.len(), "{code} warns in {n} folders");
+    }
+}
