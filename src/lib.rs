@@ -8,3 +8,4 @@ pub mod codes;
 pub mod finding;
 pub mod mllog;
 pub mod ruledata;
+pub mod submission;
