@@ -116,7 +116,7 @@ fn sys_fields_and_status() {
     let r = expect(
         "sys_fields_and_status",
         Verdict::Fail,
-        &[("SYS001", 1), ("SYS002", 1), ("PKG020", 3)],
+        &[("SYS001", 1), ("SYS002", 1), ("PKG020", 1)],
     );
     let missing = r.findings.iter().find(|f| f.code == "SYS001").unwrap();
     assert!(missing.message.contains("cooling") && missing.message.contains("hw_notes"));

@@ -108,6 +108,7 @@ pub fn cross_check(
         );
     }
     let json_status = system.and_then(|s| s.str_field("status"));
+    let mut warnings: Vec<Finding> = Vec::new();
     for log in &readable {
         if let Some((line, v)) = log.first_str(BENCHMARK) {
             if v != b.benchmark {
@@ -131,7 +132,7 @@ pub fn cross_check(
         for key in [ORG, PLATFORM] {
             if let Some((line, v)) = log.first_str(key) {
                 if rules.placeholders.iter().any(|p| v.contains(p.as_str())) {
-                    out.push(
+                    warnings.push(
                         Finding::new(
                             "PKG021",
                             Severity::Warning,
@@ -149,7 +150,7 @@ pub fn cross_check(
         {
             let placeholder = rules.placeholders.iter().any(|p| v.contains(p.as_str()));
             if v != submitter && !placeholder {
-                out.push(
+                warnings.push(
                     Finding::new(
                         "PKG018",
                         Severity::Warning,
@@ -178,7 +179,7 @@ pub fn cross_check(
         if let (Some((line, v)), Some(status)) = (log.first_str(STATUS), json_status) {
             let meant = rules.status_aliases.get(v).map_or(v, String::as_str);
             if meant != status {
-                out.push(
+                warnings.push(
                     Finding::new(
                         "PKG020",
                         Severity::Warning,
@@ -194,4 +195,35 @@ pub fn cross_check(
             }
         }
     }
+    out.extend(aggregate(warnings, readable.len()));
+}
+
+/// One finding per (code, message) and folder: the first log carries it,
+/// the message names every run, so 10 copied logs give one warning.
+fn aggregate(warnings: Vec<Finding>, runs: usize) -> Vec<Finding> {
+    let mut groups: Vec<(Finding, Vec<String>)> = Vec::new();
+    for w in warnings {
+        let name = w.path.rsplit('/').next().unwrap_or(&w.path).to_string();
+        match groups
+            .iter_mut()
+            .find(|(g, _)| g.code == w.code && g.message == w.message)
+        {
+            Some((_, names)) => names.push(name),
+            None => groups.push((w, vec![name])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(mut f, names)| {
+            if names.len() > 1 {
+                f.message = format!(
+                    "{} ({} of {runs} runs: {})",
+                    f.message,
+                    names.len(),
+                    names.join(", ")
+                );
+            }
+            f
+        })
+        .collect()
 }
