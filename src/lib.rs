@@ -13,3 +13,4 @@ pub mod report;
 pub mod ruledata;
 pub mod rules;
 pub mod stats;
+pub mod submission;

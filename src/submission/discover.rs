@@ -1,0 +1,636 @@
+//! Discovery: turn what the user named into a [`Submission`] tree.
+//!
+//! Reads folder listings and the few-byte `package_checker_params` files,
+//! never log contents. Never writes. Symbolic links are followed only when
+//! they resolve to a place inside the checked tree that has not been walked
+//! yet; a link out of the tree, a broken link or a loop is a finding. An
+//! unreadable file or folder is a finding, never an abort. Hidden entries
+//! (names starting with `.`) are skipped, as the official `glob` does.
+
+use super::paths::{display_root, join};
+use super::tree::*;
+use crate::finding::{Finding, Severity};
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Official-tool output that submitters sometimes ship inside the package.
+const SHIPPED_REPORTS: &[&str] = &["package_checker.log", "summary.json", "repo_checker.log"];
+/// Files expected at the package root besides the three folders.
+const ROOT_DOCS: &[&str] = &[
+    "LICENSE",
+    "LICENSE.md",
+    "LICENSE.txt",
+    "README.md",
+    "README",
+];
+pub const PARAMS_FILE: &str = "package_checker_params";
+
+/// Whether `name` matches the official glob `result_*.txt`.
+pub fn is_result_log_name(name: &str) -> bool {
+    name.starts_with("result_") && name.ends_with(".txt") && name.len() >= "result_.txt".len()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    /// A socket, fifo or device: listed, never opened.
+    Other,
+}
+
+struct Entry {
+    name: String,
+    fs: PathBuf,
+    path: String,
+    kind: Kind,
+}
+
+struct Walker {
+    root_canon: PathBuf,
+    visited: HashSet<PathBuf>,
+    findings: Vec<Finding>,
+}
+
+impl Walker {
+    fn new(root: &Path) -> Walker {
+        Walker {
+            root_canon: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+            visited: HashSet::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    fn unreadable(&mut self, path: &str, what: &str, err: &std::io::Error) {
+        self.findings.push(
+            Finding::new(
+                "PKG010",
+                Severity::Error,
+                path,
+                format!("cannot read {what}: {err}"),
+            )
+            .with_help("make the file or folder readable, or remove it from the package"),
+        );
+    }
+
+    fn link_skipped(&mut self, path: &str, why: String) {
+        self.findings.push(
+            Finding::new("PKG011", Severity::Warning, path, why).with_help(
+                "replace the symbolic link by the file or folder it points to, inside the package",
+            ),
+        );
+    }
+
+    /// Marks the folder as walked; false (and a finding) when it was walked
+    /// already, i.e. a link led back into it.
+    fn enter(&mut self, fs_path: &Path, path: &str) -> bool {
+        let canon = match fs::canonicalize(fs_path) {
+            Ok(c) => c,
+            Err(e) => {
+                self.unreadable(path, "folder", &e);
+                return false;
+            }
+        };
+        if self.visited.insert(canon.clone()) {
+            true
+        } else {
+            self.link_skipped(
+                path,
+                format!(
+                    "folder already walked through another path ({}); not walked twice",
+                    canon.display()
+                ),
+            );
+            false
+        }
+    }
+
+    /// Resolves a symbolic link; `None` (with a finding) when it must not be followed.
+    fn follow_link(&mut self, fs_path: &Path, path: &str) -> Option<Kind> {
+        let target = match fs::canonicalize(fs_path) {
+            Ok(t) => t,
+            Err(e) => {
+                self.link_skipped(path, format!("broken symbolic link ({e}); not followed"));
+                return None;
+            }
+        };
+        if !target.starts_with(&self.root_canon) {
+            self.link_skipped(
+                path,
+                format!(
+                    "symbolic link points outside the checked tree ({}); not followed",
+                    target.display()
+                ),
+            );
+            return None;
+        }
+        let meta = match fs::metadata(&target) {
+            Ok(m) => m,
+            Err(e) => {
+                self.unreadable(path, "link target", &e);
+                return None;
+            }
+        };
+        if meta.is_dir() {
+            let here = fs_path
+                .parent()
+                .and_then(|p| fs::canonicalize(p).ok())
+                .unwrap_or_default();
+            if here.starts_with(&target) || self.visited.contains(&target) {
+                self.link_skipped(
+                    path,
+                    format!(
+                        "symbolic link loops back to {}; not followed",
+                        target.display()
+                    ),
+                );
+                return None;
+            }
+            Some(Kind::Dir)
+        } else if meta.is_file() {
+            Some(Kind::File)
+        } else {
+            Some(Kind::Other)
+        }
+    }
+
+    /// The visible entries of a folder, sorted by name.
+    fn list(&mut self, fs_path: &Path, path: &str) -> Vec<Entry> {
+        let rd = match fs::read_dir(fs_path) {
+            Ok(rd) => rd,
+            Err(e) => {
+                self.unreadable(path, "folder", &e);
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::new();
+        for item in rd {
+            let item = match item {
+                Ok(i) => i,
+                Err(e) => {
+                    self.unreadable(path, "folder entry", &e);
+                    continue;
+                }
+            };
+            let name = item.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let child_fs = item.path();
+            let child = join(path, &name);
+            let kind = match item.file_type() {
+                Ok(t) if t.is_symlink() => match self.follow_link(&child_fs, &child) {
+                    Some(k) => k,
+                    None => continue,
+                },
+                Ok(t) if t.is_dir() => Kind::Dir,
+                Ok(t) if t.is_file() => Kind::File,
+                Ok(_) => Kind::Other,
+                Err(e) => {
+                    self.unreadable(&child, "entry", &e);
+                    continue;
+                }
+            };
+            out.push(Entry {
+                name,
+                fs: child_fs,
+                path: child,
+                kind,
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    fn note(&mut self, code: &str, path: &str, message: String, help: &str) {
+        self.findings
+            .push(Finding::new(code, Severity::Note, path, message).with_help(help));
+    }
+}
+
+fn read_params(w: &mut Walker, fs_path: &Path, path: &str) -> Option<ParamsFile> {
+    match fs::read(fs_path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let trailing_newline = text.ends_with('\n');
+            let lines = text
+                .split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+                .collect::<Vec<_>>();
+            // `split` yields a final empty piece after a trailing newline.
+            let lines = if trailing_newline {
+                lines[..lines.len() - 1].to_vec()
+            } else {
+                lines
+            };
+            Some(ParamsFile {
+                path: path.to_string(),
+                lines,
+                trailing_newline,
+            })
+        }
+        Err(e) => {
+            w.unreadable(path, "file", &e);
+            None
+        }
+    }
+}
+
+/// Discovers what `input` is and builds its tree.
+pub fn discover(input: &Path) -> Submission {
+    let root = display_root(input);
+    let meta = match fs::metadata(input) {
+        Ok(m) => m,
+        Err(e) => {
+            let mut s = Submission::empty(InputKind::Package, root.clone());
+            s.findings.push(Finding::new(
+                "PKG010",
+                Severity::Error,
+                &root,
+                format!("cannot read the input: {e}"),
+            ));
+            return s;
+        }
+    };
+    if meta.is_file() {
+        return discover_logs(&[input.to_path_buf()]);
+    }
+    let has = |name: &str| input.join(name).is_dir();
+    if has("results") || has("systems") {
+        return discover_package(input, root);
+    }
+    let looks_like_benchmark = fs::read_dir(input)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .any(|e| is_result_log_name(&e.file_name().to_string_lossy()))
+        })
+        .unwrap_or(false);
+    if looks_like_benchmark {
+        return discover_benchmark_folder(input, root);
+    }
+    let mut s = discover_package(input, root.clone());
+    s.findings.push(
+        Finding::new(
+            "PKG014",
+            Severity::Error,
+            &root,
+            "neither a submission package (no systems/ or results/ folder) nor a benchmark folder (no result_*.txt file)",
+        )
+        .with_help("name a submitter folder, a results/<system>/<benchmark> folder or log files"),
+    );
+    s
+}
+
+/// A list of log files, checked one by one (no package rules apply).
+pub fn discover_logs(files: &[PathBuf]) -> Submission {
+    let mut s = Submission::empty(InputKind::Logs, String::new());
+    for f in files {
+        s.logs.push(FileRef {
+            path: display_root(f),
+            fs: f.clone(),
+        });
+    }
+    s.logs.sort_by(|a, b| a.path.cmp(&b.path));
+    s
+}
+
+fn file_name(p: &Path) -> Option<String> {
+    p.file_name().map(|n| n.to_string_lossy().into_owned())
+}
+
+fn discover_package(input: &Path, root: String) -> Submission {
+    let mut s = Submission::empty(InputKind::Package, root.clone());
+    s.submitter = fs::canonicalize(input).ok().as_deref().and_then(file_name);
+    let mut w = Walker::new(input);
+    w.enter(input, &root);
+    for e in w.list(input, &root) {
+        match (e.name.as_str(), e.kind) {
+            ("systems", Kind::Dir) => walk_systems(&mut w, &mut s, &e),
+            ("results", Kind::Dir) => walk_results(&mut w, &mut s, &e),
+            ("benchmarks" | "benchmark", Kind::Dir) => walk_implementations(&mut w, &mut s, &e),
+            (name, Kind::File) if SHIPPED_REPORTS.contains(&name) => {
+                w.note(
+                    "PKG012",
+                    &e.path,
+                    format!("{name}: output of an official tool shipped in the package; ignored"),
+                    "it is stale output; remove it, mlaudit recomputes everything",
+                );
+                s.shipped_reports.push(e.path);
+            }
+            (name, Kind::File) if ROOT_DOCS.contains(&name) => {}
+            _ => w.note(
+                "PKG013",
+                &e.path,
+                format!("unexpected entry '{}' at the package root; ignored", e.name),
+                "a package holds systems/, results/, benchmarks/ and optional licence/readme files",
+            ),
+        }
+    }
+    finish(s, w)
+}
+
+fn finish(mut s: Submission, w: Walker) -> Submission {
+    s.findings.extend(w.findings);
+    s.systems.sort_by(|a, b| a.id.cmp(&b.id));
+    s.system_params.sort_by(|a, b| a.0.cmp(&b.0));
+    s.result_systems.sort();
+    s.benchmarks.sort_by(|a, b| a.path.cmp(&b.path));
+    s.implementation_files
+        .sort_by(|a, b| a.file.path.cmp(&b.file.path));
+    s.shipped_reports.sort();
+    crate::finding::sort_findings(&mut s.findings);
+    s
+}
+
+fn walk_systems(w: &mut Walker, s: &mut Submission, dir: &Entry) {
+    if !w.enter(&dir.fs, &dir.path) {
+        return;
+    }
+    for e in w.list(&dir.fs, &dir.path) {
+        match (e.name.strip_suffix(".json"), e.kind) {
+            (Some(id), Kind::File) => s.systems.push(SystemFile {
+                id: id.to_string(),
+                file: FileRef {
+                    path: e.path,
+                    fs: e.fs,
+                },
+            }),
+            _ => w.note(
+                "PKG013",
+                &e.path,
+                format!(
+                    "'{}' in systems/ is not a system description (*.json); ignored",
+                    e.name
+                ),
+                "systems/ holds one <system_desc_id>.json per system",
+            ),
+        }
+    }
+}
+
+fn walk_results(w: &mut Walker, s: &mut Submission, dir: &Entry) {
+    if !w.enter(&dir.fs, &dir.path) {
+        return;
+    }
+    for sys in w.list(&dir.fs, &dir.path) {
+        if sys.kind != Kind::Dir {
+            w.note(
+                "PKG013",
+                &sys.path,
+                format!("'{}' in results/ is not a system folder; ignored", sys.name),
+                "results/ holds one folder per system description id",
+            );
+            continue;
+        }
+        if !w.enter(&sys.fs, &sys.path) {
+            continue;
+        }
+        s.result_systems.push(sys.name.clone());
+        for bm in w.list(&sys.fs, &sys.path) {
+            match bm.kind {
+                Kind::Dir => {
+                    if let Some(b) = walk_benchmark(w, &sys.name, &bm.name, &bm.fs, &bm.path) {
+                        s.benchmarks.push(b);
+                    }
+                }
+                Kind::File if bm.name == PARAMS_FILE => {
+                    if let Some(p) = read_params(w, &bm.fs, &bm.path) {
+                        s.system_params.push((sys.name.clone(), p));
+                    }
+                }
+                _ => w.note(
+                    "PKG013",
+                    &bm.path,
+                    format!(
+                        "'{}' in results/{}/ is not a benchmark folder; ignored",
+                        bm.name, sys.name
+                    ),
+                    "results/<system>/ holds one folder per benchmark and an optional package_checker_params",
+                ),
+            }
+        }
+    }
+}
+
+fn walk_benchmark(
+    w: &mut Walker,
+    system: &str,
+    benchmark: &str,
+    fs_path: &Path,
+    path: &str,
+) -> Option<BenchmarkDir> {
+    if !w.enter(fs_path, path) {
+        return None;
+    }
+    let mut b = BenchmarkDir {
+        path: path.to_string(),
+        fs: fs_path.to_path_buf(),
+        system: system.to_string(),
+        benchmark: benchmark.to_string(),
+        result_logs: Vec::new(),
+        other_entries: Vec::new(),
+        power: None,
+        scaling_json: None,
+        params: None,
+    };
+    for e in w.list(fs_path, path) {
+        match (e.name.as_str(), e.kind) {
+            (name, Kind::File) if is_result_log_name(name) => b.result_logs.push(FileRef {
+                path: e.path,
+                fs: e.fs,
+            }),
+            (PARAMS_FILE, Kind::File) => {
+                b.params = read_params(w, &e.fs, &e.path);
+                b.other_entries.push(e.name);
+            }
+            ("scaling.json", Kind::File) => {
+                b.scaling_json = Some(e.path);
+                b.other_entries.push(e.name);
+            }
+            ("power", Kind::Dir) => {
+                b.power = walk_power(w, &e);
+                b.other_entries.push(e.name);
+            }
+            _ => b.other_entries.push(e.name),
+        }
+    }
+    Some(b)
+}
+
+fn walk_power(w: &mut Walker, dir: &Entry) -> Option<PowerDir> {
+    if !w.enter(&dir.fs, &dir.path) {
+        return None;
+    }
+    let mut p = PowerDir {
+        path: dir.path.clone(),
+        ..PowerDir::default()
+    };
+    for run in w.list(&dir.fs, &dir.path) {
+        if run.kind != Kind::Dir || !w.enter(&run.fs, &run.path) {
+            p.stray.push(run.name);
+            continue;
+        }
+        let files = w
+            .list(&run.fs, &run.path)
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        p.runs.insert(run.name, files);
+    }
+    Some(p)
+}
+
+fn walk_implementations(w: &mut Walker, s: &mut Submission, dir: &Entry) {
+    if !w.enter(&dir.fs, &dir.path) {
+        return;
+    }
+    for bm in w.list(&dir.fs, &dir.path) {
+        if bm.kind != Kind::Dir {
+            continue;
+        }
+        walk_files(w, &bm.fs, &bm.path, &mut |w, e, rel| {
+            // rel: components below benchmarks/<bm>/
+            if rel.first().map(String::as_str) != Some("implementations") {
+                return;
+            }
+            let implementation = if rel.len() > 2 {
+                Some(rel[1].clone())
+            } else {
+                None
+            };
+            let _ = w;
+            s.implementation_files.push(ImplFile {
+                benchmark: bm.name.clone(),
+                implementation,
+                file: FileRef {
+                    path: e.path.clone(),
+                    fs: e.fs.clone(),
+                },
+            });
+        });
+    }
+}
+
+/// Walks every file below `fs_path` (depth-first, sorted), calling `f` with
+/// the entry and its path components below the start folder.
+fn walk_files(
+    w: &mut Walker,
+    fs_path: &Path,
+    path: &str,
+    f: &mut dyn FnMut(&mut Walker, &Entry, &[String]),
+) {
+    fn go(
+        w: &mut Walker,
+        fs_path: &Path,
+        path: &str,
+        rel: &mut Vec<String>,
+        f: &mut dyn FnMut(&mut Walker, &Entry, &[String]),
+    ) {
+        if !w.enter(fs_path, path) {
+            return;
+        }
+        for e in w.list(fs_path, path) {
+            rel.push(e.name.clone());
+            match e.kind {
+                Kind::Dir => go(w, &e.fs, &e.path, rel, f),
+                Kind::File => f(w, &e, rel),
+                Kind::Other => {}
+            }
+            rel.pop();
+        }
+    }
+    go(w, fs_path, path, &mut Vec::new(), f);
+}
+
+/// One `results/<system>/<benchmark>` folder. When it sits inside a package
+/// (`<pkg>/results/<system>/<benchmark>`), the package's
+/// `systems/<system>.json` is picked up too.
+fn discover_benchmark_folder(input: &Path, root: String) -> Submission {
+    let mut s = Submission::empty(InputKind::BenchmarkFolder, root.clone());
+    let canon = fs::canonicalize(input).unwrap_or_else(|_| input.to_path_buf());
+    let benchmark = file_name(&canon).unwrap_or_default();
+    let system_dir = canon.parent().map(Path::to_path_buf);
+    let system = system_dir
+        .as_deref()
+        .and_then(file_name)
+        .unwrap_or_default();
+    let results_dir = system_dir.as_deref().and_then(Path::parent);
+    let package = results_dir
+        .filter(|r| file_name(r).as_deref() == Some("results"))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf);
+    let mut w = Walker::new(package.as_deref().unwrap_or(input));
+    if let Some(pkg) = &package {
+        s.submitter = file_name(pkg);
+        let json_fs = pkg.join("systems").join(format!("{system}.json"));
+        if json_fs.is_file() {
+            let prefix = if root.is_empty() {
+                "../../..".to_string()
+            } else {
+                join(&root, "../../..")
+            };
+            let shown = lexical_parent(&root, 3).unwrap_or(prefix);
+            s.systems.push(SystemFile {
+                id: system.clone(),
+                file: FileRef {
+                    path: join(&join(&shown, "systems"), &format!("{system}.json")),
+                    fs: json_fs,
+                },
+            });
+        }
+        let params_fs = canon.parent().map(|p| p.join(PARAMS_FILE));
+        if let Some(pf) = params_fs.filter(|p| p.is_file()) {
+            let shown = lexical_parent(&root, 1).unwrap_or_else(|| join(&root, ".."));
+            if let Some(p) = read_params(&mut w, &pf, &join(&shown, PARAMS_FILE)) {
+                s.system_params.push((system.clone(), p));
+            }
+        }
+    }
+    s.result_systems.push(system.clone());
+    if let Some(b) = walk_benchmark(&mut w, &system, &benchmark, input, &root) {
+        s.benchmarks.push(b);
+    }
+    finish(s, w)
+}
+
+/// `root` with its last `n` components removed, when it has that many
+/// plain components (`a/results/s/bm`, 3 → `a`); `None` otherwise.
+fn lexical_parent(root: &str, n: usize) -> Option<String> {
+    let parts: Vec<&str> = root.split('/').collect();
+    if parts.len() < n
+        || parts[parts.len() - n..]
+            .iter()
+            .any(|p| p.is_empty() || *p == "..")
+    {
+        return None;
+    }
+    let kept = parts[..parts.len() - n].join("/");
+    if kept.is_empty() && root.starts_with('/') {
+        return Some("/".to_string());
+    }
+    Some(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_glob() {
+        assert!(is_result_log_name("result_0.txt"));
+        assert!(is_result_log_name("result_.txt"));
+        assert!(is_result_log_name("result_abc.txt"));
+        assert!(!is_result_log_name("results_0.txt"));
+        assert!(!is_result_log_name("result_0.log"));
+        assert!(!is_result_log_name("result0.txt"));
+    }
+
+    #[test]
+    fn lexical_parents() {
+        assert_eq!(lexical_parent("A/results/s/bm", 3).as_deref(), Some("A"));
+        assert_eq!(lexical_parent("results/s/bm", 3).as_deref(), Some(""));
+        assert_eq!(lexical_parent("/results/s/bm", 3).as_deref(), Some("/"));
+        assert_eq!(lexical_parent("s/bm", 3), None);
+        assert_eq!(lexical_parent("../s/bm", 3), None);
+    }
+}

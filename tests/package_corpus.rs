@@ -1,0 +1,228 @@
+//! The package checks over the real submissions of `../shared/corpus`:
+//! every package gets the official verdict (with the official per-log
+//! compliance verdicts fed through the closure), our unknown-file warnings
+//! match the official ones in kind, folder and count, and nothing in the
+//! corpus changes.
+
+use mlaudit::finding::Severity;
+use mlaudit::ruledata::RuleSource;
+use mlaudit::submission::{check_package, discover, LogOutcome, PackageOptions, PackageRules};
+use regex::Regex;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if p.join("expected/package.tsv").is_file() {
+        Some(p)
+    } else {
+        eprintln!("skipped: ../shared/corpus not found");
+        None
+    }
+}
+
+fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split('\t').chain(std::iter::repeat("")))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn ruleset(round: &str) -> String {
+    format!("{}.0", round.trim_start_matches('v'))
+}
+
+/// Path, length and modification time of every file below `root`.
+fn fingerprint(root: &Path) -> BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let Ok(m) = e.path().symlink_metadata() else {
+                continue;
+            };
+            if m.is_dir() {
+                stack.push(e.path());
+            } else {
+                out.insert(e.path(), (m.len(), m.modified().ok()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_packages_get_the_official_verdict_and_warnings() {
+    let Some(corpus) = corpus() else { return };
+    let before = fingerprint(&corpus);
+    let packages = tsv(&corpus.join("expected/package.tsv"));
+    let compliance: HashMap<String, bool> = tsv(&corpus.join("expected/compliance.tsv"))
+        .into_iter()
+        .map(|r| {
+            (
+                format!(
+                    "{}/{}/results/{}/{}/{}",
+                    r["round"], r["submitter"], r["system"], r["benchmark"], r["file"]
+                ),
+                r["compliance_verdict"] == "PASS",
+            )
+        })
+        .collect();
+    assert!(
+        packages.len() >= 23,
+        "package.tsv has {} rows",
+        packages.len()
+    );
+    let numbers = Regex::new(r"\b\d+\b").unwrap();
+    let source = RuleSource::Embedded;
+    let mut failures = Vec::new();
+    for row in &packages {
+        let (round, sub) = (&row["round"], &row["submitter"]);
+        let rules = PackageRules::load(&source, "training", &ruleset(round)).unwrap();
+        let root = corpus.join(round).join(sub);
+        let tree = discover(&root);
+        let prefix = format!("{}/", corpus.join(round).display());
+        let unknown_log = std::cell::RefCell::new(Vec::new());
+        let verdict = |p: &str| {
+            let key = format!("{round}/{}", p.strip_prefix(&prefix).unwrap_or(p));
+            match compliance.get(&key) {
+                Some(true) => LogOutcome::PASS,
+                Some(false) => LogOutcome::FAIL,
+                None => {
+                    unknown_log.borrow_mut().push(key);
+                    LogOutcome::PASS
+                }
+            }
+        };
+        let report = check_package(&tree, &rules, &PackageOptions::default(), &verdict);
+        assert!(
+            unknown_log.borrow().is_empty(),
+            "{round}/{sub}: logs not in compliance.tsv: {:?}",
+            unknown_log.borrow()
+        );
+        let want = row["verdict"].to_lowercase();
+        let got = serde_json::to_value(report.verdict).unwrap();
+        if got != want.as_str() {
+            let errors: Vec<_> = report
+                .findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| format!("{} {} {}", f.code, f.path, f.message))
+                .collect();
+            failures.push(format!(
+                "{round}/{sub}: got {got}, want {want}: {errors:#?}"
+            ));
+        }
+
+        // Unknown-file warnings, as (kind, folder with numbers normalised).
+        let norm = |p: &str| {
+            let rel = p.strip_prefix(&prefix).unwrap_or(p);
+            numbers.replace_all(rel, "N").into_owned()
+        };
+        let ours: Vec<(String, String)> = report
+            .findings
+            .iter()
+            .filter(|f| f.code == "PKG002" || f.code == "PKG003")
+            .map(|f| {
+                let kind = if f.code == "PKG002" {
+                    "Detected"
+                } else {
+                    "Unknown"
+                };
+                (kind.to_string(), norm(&f.path))
+            })
+            .collect();
+        let official_msgs: Vec<&str> = row["warning_messages_normalised"]
+            .split(" | ")
+            .filter(|m| !m.is_empty())
+            .collect();
+        let mut official = BTreeSet::new();
+        let mut other_kinds = false;
+        for m in &official_msgs {
+            if let Some(rest) = m.strip_prefix("Detected N total files in directory ") {
+                official.insert((
+                    "Detected".to_string(),
+                    rest.split(',').next().unwrap_or("").to_string(),
+                ));
+            } else if let Some(rest) = m.strip_prefix("Unknown files in result directory: ") {
+                official.insert(("Unknown".to_string(), rest.to_string()));
+            } else {
+                other_kinds = true;
+            }
+        }
+        let ours_set: BTreeSet<_> = ours.iter().cloned().collect();
+        if ours_set != official {
+            failures.push(format!(
+                "{round}/{sub}: unknown-file warnings differ\n ours: {ours_set:?}\n official: {official:?}"
+            ));
+        }
+        let n_official: usize = row["n_warning_lines"].parse().unwrap_or(0);
+        let olympic = report
+            .findings
+            .iter()
+            .filter(|f| f.code == "PKG006")
+            .count();
+        if other_kinds {
+            // Compliance warnings are mixed in: ours must fit within the official count.
+            if ours.len() + olympic > n_official {
+                failures.push(format!(
+                    "{round}/{sub}: {} unknown-file + {olympic} olympic warnings, official total {n_official}",
+                    ours.len()
+                ));
+            }
+        } else if ours.len() != n_official {
+            failures.push(format!(
+                "{round}/{sub}: {} unknown-file warnings, official {n_official}",
+                ours.len()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        before,
+        fingerprint(&corpus),
+        "the corpus changed during the checks"
+    );
+}
+
+#[test]
+fn relative_input_gives_paths_as_typed() {
+    let Some(_) = corpus() else { return };
+    // cargo runs tests from the manifest folder.
+    let tree = discover(Path::new("../shared/corpus/v5.0/krai/"));
+    assert!(!tree.benchmarks.is_empty());
+    for b in &tree.benchmarks {
+        assert!(
+            b.path.starts_with("../shared/corpus/v5.0/krai/results/"),
+            "{}",
+            b.path
+        );
+        for l in &b.result_logs {
+            assert!(l.path.starts_with(&b.path), "{}", l.path);
+        }
+    }
+    let mut sorted = tree
+        .benchmarks
+        .iter()
+        .map(|b| b.path.clone())
+        .collect::<Vec<_>>();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        tree.benchmarks
+            .iter()
+            .map(|b| b.path.clone())
+            .collect::<Vec<_>>()
+    );
+}
