@@ -8,7 +8,7 @@
 //! that key are dropped: benchmark rules replace common rules.
 
 use super::expr::Expr;
-use super::load::{Pack, Rule, Ruleset, ROOT_PACK};
+use super::load::{Check, Pack, Rule, Ruleset, ROOT_PACK};
 use super::pack::Require;
 use crate::finding::{Finding, Severity};
 use crate::mllog::{self, Event};
@@ -624,11 +624,11 @@ impl Run<'_> {
         pack: &Pack,
         idx: usize,
         rule: &Rule,
-        list: &[(String, Expr)],
+        list: &[Check],
         ev: &Ev,
         state: &State,
     ) {
-        for (src, e) in list {
+        for Check { src, expr: e, code } in list {
             let msg = match e.eval(scope(&ev.v, &state.value)) {
                 Ok(r) if r.is_true() => continue,
                 Ok(_) => {
@@ -641,7 +641,12 @@ impl Run<'_> {
                     err_text(&err)
                 ),
             };
-            let f = self.rule_finding(rule, rule.severity, Some(ev.line), msg);
+            let f = match code {
+                Some(c) => Finding::new(&c.code, c.severity, self.display, msg)
+                    .at_line(Some(ev.line))
+                    .with_help(c.help.clone()),
+                None => self.rule_finding(rule, rule.severity, Some(ev.line), msg),
+            };
             self.push(pack, idx, Some(&ev.key), f);
         }
     }

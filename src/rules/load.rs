@@ -43,11 +43,27 @@ pub struct Rule {
     pub require: Option<Require>,
     pub once: bool,
     pub before: Vec<(String, Expr)>,
-    pub check: Vec<(String, Expr)>,
+    pub check: Vec<Check>,
     pub set: Vec<(String, Expr)>,
     pub include: Option<Expr>,
-    pub first_check: Vec<(String, Expr)>,
+    pub first_check: Vec<Check>,
     pub at_least_one: Option<(String, Expr)>,
+}
+
+/// One check of a rule: its source text, compiled form, and the code its
+/// failure is reported under when not the rule's.
+#[derive(Debug)]
+pub struct Check {
+    pub src: String,
+    pub expr: Expr,
+    pub code: Option<CodeRef>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CodeRef {
+    pub code: String,
+    pub severity: Severity,
+    pub help: String,
 }
 
 #[derive(Debug)]
@@ -175,6 +191,28 @@ fn compile_pack(
             .map(|s| one(&s, ctx).map(|e| (s.trim().to_string(), e)))
             .collect()
     };
+    let checks = |list: Vec<(String, Option<String>)>, ctx: &str| -> Result<Vec<Check>, String> {
+        list.into_iter()
+            .map(|(s, code)| {
+                let code = match code {
+                    Some(c) => {
+                        let (severity, help) = code_info(codes, &c, None, ctx)?;
+                        Some(CodeRef {
+                            code: c,
+                            severity,
+                            help,
+                        })
+                    }
+                    None => None,
+                };
+                Ok(Check {
+                    expr: one(&s, ctx)?,
+                    src: s.trim().to_string(),
+                    code,
+                })
+            })
+            .collect()
+    };
     let assigns = |map: indexmap::IndexMap<String, String>, ctx: &str| {
         map.into_iter()
             .map(|(k, s)| one(&s, &format!("{ctx}, '{k}'")).map(|e| (k, e)))
@@ -229,10 +267,10 @@ fn compile_pack(
         }
         rules.push(Rule {
             before: assigns(before, &ctx)?,
-            check: many(check.to_vec(), &ctx)?,
+            check: checks(check.items(), &ctx)?,
             set: assigns(set, &ctx)?,
             include: include.map(|s| one(&s, &ctx)).transpose()?,
-            first_check: many(first_check.to_vec(), &ctx)?,
+            first_check: checks(first_check.items(), &ctx)?,
             at_least_one: at_least_one
                 .map(|s| one(&s, &ctx).map(|e| (s.trim().to_string(), e)))
                 .transpose()?,

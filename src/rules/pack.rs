@@ -88,16 +88,38 @@ pub enum Exprs {
     #[default]
     None,
     One(String),
-    Many(Vec<String>),
+    Many(Vec<CheckItem>),
+}
+
+/// One entry of an expression list: an expression, or `{expr, code}` when
+/// its failure is reported under another code than the rule's (an eval
+/// schedule check inside the `eval_accuracy` rule, for instance).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum CheckItem {
+    Plain(String),
+    Coded { expr: String, code: String },
 }
 
 impl Exprs {
-    pub fn to_vec(&self) -> Vec<String> {
+    /// The expressions with their own code, if any.
+    pub fn items(&self) -> Vec<(String, Option<String>)> {
         match self {
             Exprs::None => Vec::new(),
-            Exprs::One(s) => vec![s.clone()],
-            Exprs::Many(v) => v.clone(),
+            Exprs::One(s) => vec![(s.clone(), None)],
+            Exprs::Many(v) => v
+                .iter()
+                .map(|i| match i {
+                    CheckItem::Plain(s) => (s.clone(), None),
+                    CheckItem::Coded { expr, code } => (expr.clone(), Some(code.clone())),
+                })
+                .collect(),
         }
+    }
+
+    /// The expressions alone.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.items().into_iter().map(|(s, _)| s).collect()
     }
 }
 
