@@ -97,3 +97,8 @@ pub fn sort_findings(findings: &mut Vec<Finding>) {
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings.dedup();
 }
+
+/// How many of `findings` have exactly `severity`.
+pub fn count(findings: &[Finding], severity: Severity) -> usize {
+    findings.iter().filter(|f| f.severity == severity).count()
+}

@@ -42,14 +42,8 @@ impl Report {
             .flat_map(|l| l.findings.iter().cloned())
             .collect();
         crate::finding::sort_findings(&mut findings);
-        let errors = findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .count();
-        let warnings = findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warning)
-            .count();
+        let errors = crate::finding::count(&findings, Severity::Error);
+        let warnings = crate::finding::count(&findings, Severity::Warning);
         let verdict = if logs.iter().all(|l| l.verdict == Verdict::Pass) {
             Verdict::Pass
         } else {

@@ -191,14 +191,8 @@ fn finish(
     seconds: Option<f64>,
 ) -> LogCheck {
     crate::finding::sort_findings(&mut findings);
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    let warnings = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Warning)
-        .count();
+    let errors = crate::finding::count(&findings, Severity::Error);
+    let warnings = crate::finding::count(&findings, Severity::Warning);
     LogCheck {
         path: display.to_string(),
         benchmark,
