@@ -1,7 +1,8 @@
 //! What each subcommand does. Output goes to the writers given, so every
 //! command can be tested without a process; `main.rs` only wires stdio.
 
-use crate::cli::{Cli, Command, Format, RulesCommand};
+use crate::audit::{self, CheckOptions};
+use crate::cli::{CheckArgs, Cli, Command, Format, RulesCommand};
 use crate::codes::CodeRegistry;
 use crate::report::{self, Report};
 use crate::ruledata::RuleSource;
@@ -33,6 +34,7 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
             format,
             files,
         } => log(&source, &usage, &ruleset, format, &files, io),
+        Command::Check(args) => check(&source, &args, io),
         Command::Rules { command } => rules_cmd(&source, command, io),
     };
     match result {
@@ -72,15 +74,62 @@ fn log(
         .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
         .collect();
     let report = Report::from_logs(usage, version, ".", logs);
+    render(&report, format, io)?;
+    Ok(exit_of(&report))
+}
+
+fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let rules = audit::Rules::load(source, &args.usage, &args.ruleset)?;
+    let opts = CheckOptions {
+        usage: args.usage.clone(),
+        ruleset: args.ruleset.clone(),
+        package: crate::submission::PackageOptions {
+            rcp_bypass: args.rcp_bypass,
+            seed_checker_bypass: args.seed_checker_bypass,
+        },
+        bert_train_samples: args.rcp_bert_train_samples,
+        write_scaling: args.write_scaling,
+    };
+    let outcome = match args.paths.as_slice() {
+        [one] if !one.is_file() => {
+            if !one.exists() {
+                anyhow::bail!("{}: no such file or folder", one.display());
+            }
+            audit::check_path(source, &rules, one, &opts)?
+        }
+        many => {
+            if let Some(d) = many.iter().find(|p| !p.is_file()) {
+                anyhow::bail!(
+                    "{}: {}; give one package or folder, or log files",
+                    d.display(),
+                    if d.exists() {
+                        "is a folder"
+                    } else {
+                        "no such file"
+                    }
+                );
+            }
+            audit::check_logs(source, &rules, many, &opts)?
+        }
+    };
+    render(&outcome.report, args.format, io)?;
+    Ok(exit_of(&outcome.report))
+}
+
+fn render(report: &Report, format: Format, io: &mut Io<'_>) -> anyhow::Result<()> {
     match format {
-        Format::Json => report::json::render(&report, io.out)?,
-        Format::Text => report::text::render(&report, io.color, io.out)?,
+        Format::Json => report::json::render(report, io.out)?,
+        Format::Text => report::text::render(report, io.color, io.out)?,
     }
-    Ok(if report.verdict == Verdict::Pass {
+    Ok(())
+}
+
+fn exit_of(report: &Report) -> Exit {
+    if report.verdict == Verdict::Pass {
         Exit::Success
     } else {
         Exit::Findings
-    })
+    }
 }
 
 fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {

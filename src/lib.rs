@@ -4,6 +4,7 @@
 //! aggregate → render ([`report`]). The library returns data; only the
 //! binary prints.
 
+pub mod audit;
 pub mod cli;
 pub mod codes;
 pub mod commands;
