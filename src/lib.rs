@@ -10,6 +10,7 @@ pub mod codes;
 pub mod commands;
 pub mod finding;
 pub mod mllog;
+pub mod repeat;
 pub mod report;
 pub mod ruledata;
 pub mod rules;

@@ -2,6 +2,9 @@
 //! (`shared/spec/json-report.md`). Renderers never compute; checks never print.
 
 pub mod json;
+pub mod rcp;
+pub mod repeat;
+pub mod score;
 pub mod text;
 
 use crate::finding::{Finding, Severity};
