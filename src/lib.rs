@@ -7,8 +7,10 @@
 pub mod cli;
 pub mod codes;
 pub mod commands;
+pub mod config;
 pub mod finding;
 pub mod mllog;
+pub mod policy;
 pub mod report;
 pub mod ruledata;
 pub mod rules;
