@@ -4,6 +4,7 @@
 //! aggregate → render ([`report`]). The library returns data; only the
 //! binary prints.
 
+pub mod audit;
 pub mod cli;
 pub mod codes;
 pub mod commands;
@@ -11,6 +12,7 @@ pub mod config;
 pub mod finding;
 pub mod mllog;
 pub mod policy;
+pub mod repeat;
 pub mod report;
 pub mod ruledata;
 pub mod rules;
