@@ -12,15 +12,8 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: ../shared/corpus not found");
-        None
-    }
-}
+mod common;
+use common::{corpus, ruleset};
 
 fn dirs(p: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(p)
@@ -44,11 +37,11 @@ fn no_policy_errors_on_real_packages() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let Some(v) = name.strip_prefix('v') else {
+        if !name.starts_with('v') {
             continue;
-        };
+        }
         for pkg in dirs(&round) {
-            packages.push((format!("{v}.0"), pkg));
+            packages.push((ruleset(&name), pkg));
         }
     }
     assert_eq!(packages.len(), 23, "packages in the corpus");
