@@ -34,7 +34,94 @@ pub const EVENT_FIELDS: &[&str] = &["key", "value", "metadata", "time_ms", "line
 /// Upper bound on the work one evaluation may do.
 const FUEL: u64 = 50_000;
 
-pub type Expr = minijinja::Expression<'static, 'static>;
+/// A compiled expression, with a shortcut for the shapes most rules use: a
+/// constant (`true`, `9e99`), a path (`s.run_started`, `v.metadata.status`)
+/// or its negation (`not s.init_stopped`). A shortcut that meets anything
+/// unusual (an undefined name) falls back to the full evaluation, so errors
+/// are exactly minijinja's. Evaluating through minijinja's VM costs a few
+/// thousand instructions; a shortcut a few dozen.
+#[derive(Debug)]
+pub struct Expr {
+    inner: minijinja::Expression<'static, 'static>,
+    fast: Fast,
+}
+
+#[derive(Debug)]
+enum Fast {
+    None,
+    Const(Value),
+    Path { not: bool, parts: Vec<String> },
+}
+
+impl Expr {
+    /// Evaluates with `ctx` as the names in scope.
+    pub fn eval(&self, ctx: Value) -> Result<Value, Error> {
+        match &self.fast {
+            Fast::Const(v) => return Ok(v.clone()),
+            Fast::Path { not, parts } => {
+                let mut cur = ctx.clone();
+                let mut ok = true;
+                for p in parts {
+                    match cur.get_attr(p) {
+                        Ok(next) if !next.is_undefined() => cur = next,
+                        _ => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if ok {
+                    return Ok(if *not {
+                        Value::from(!cur.is_true())
+                    } else {
+                        cur
+                    });
+                }
+            }
+            Fast::None => {}
+        }
+        self.inner.eval(ctx)
+    }
+
+    /// The variables the expression reads (dotted paths).
+    pub fn undeclared_variables(&self, nested: bool) -> std::collections::HashSet<String> {
+        self.inner.undeclared_variables(nested)
+    }
+}
+
+/// `[not] name(.name)*`, nothing else.
+fn path_shape(src: &str) -> Option<(bool, Vec<String>)> {
+    let (not, rest) = match src.strip_prefix("not ") {
+        Some(r) => (true, r.trim()),
+        None => (false, src),
+    };
+    let parts: Vec<String> = rest.split('.').map(str::to_string).collect();
+    let ident = |p: &String| {
+        let mut c = p.chars();
+        c.next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+            && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+    };
+    let reserved = |p: &String| {
+        matches!(
+            p.as_str(),
+            "not"
+                | "and"
+                | "or"
+                | "in"
+                | "is"
+                | "if"
+                | "else"
+                | "true"
+                | "false"
+                | "none"
+                | "True"
+                | "False"
+                | "None"
+        )
+    };
+    (parts.len() >= 2 && parts.iter().all(|p| ident(p) && !reserved(p))).then_some((not, parts))
+}
 
 fn env() -> &'static Environment<'static> {
     static ENV: OnceLock<Environment<'static>> = OnceLock::new();
@@ -166,6 +253,27 @@ pub enum CompileError {
 /// Compiles `source`, rejecting names that are not `v`, `s` or a function,
 /// state variables not in `state_vars`, and unknown fields of `v`.
 pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, CompileError> {
+    let inner = compile_names(source, state_vars)?;
+    let src = source.trim();
+    let fast = if inner.undeclared_variables(false).is_empty() {
+        // No names at all: the value never changes (there are no functions
+        // without a name, and fuel bounds this one evaluation).
+        match inner.eval(()) {
+            Ok(v) => Fast::Const(v),
+            Err(_) => Fast::None,
+        }
+    } else if let Some((not, parts)) = path_shape(src) {
+        Fast::Path { not, parts }
+    } else {
+        Fast::None
+    };
+    Ok(Expr { inner, fast })
+}
+
+fn compile_names(
+    source: &str,
+    state_vars: &dyn Fn(&str) -> bool,
+) -> Result<minijinja::Expression<'static, 'static>, CompileError> {
     let expr = env()
         .compile_expression_owned(source.trim().to_string())
         .map_err(|e| CompileError::Syntax {
