@@ -39,6 +39,32 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Check a submission package, one results/<system>/<benchmark> folder,
+    /// or log files: compliance, package rules, RCP, score and statistics.
+    Check(CheckArgs),
+    /// The RCP check of benchmark folders (or every folder of a package).
+    Rcp(CheckArgs),
+    /// Olympic scores of every benchmark folder of a package, as
+    /// result_summarizer computes them.
+    Score {
+        #[command(flatten)]
+        check: CheckArgs,
+        /// Also write the scores as CSV to this file (`-` for stdout).
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+    },
+    /// Compare runs made with the same seed, code and configuration: are
+    /// their logged numbers identical, or within a tolerance?
+    Repeat {
+        /// Largest accepted relative deviation |a-b|/max(|a|,|b|).
+        #[arg(long, default_value_t = 0.0)]
+        tolerance: f64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The reference log, then the logs compared with it.
+        #[arg(required = true, num_args = 2..)]
+        logs: Vec<PathBuf>,
+    },
     /// List or explain rules.
     Rules {
         #[command(subcommand)]
@@ -58,4 +84,32 @@ pub enum RulesCommand {
     },
     /// Print what a code means and how to fix it.
     Explain { code: String },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Benchmark family of the rules.
+    #[arg(long, default_value = "training")]
+    pub usage: String,
+    /// Rules version of the round, e.g. 5.0.0.
+    #[arg(long, default_value = "6.1.0")]
+    pub ruleset: String,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Accept a bypassable RCP failure (as package_checker --rcp-bypass).
+    #[arg(long)]
+    pub rcp_bypass: bool,
+    /// Skip the seed checks (as package_checker --seed-checker-bypass).
+    #[arg(long)]
+    pub seed_checker_bypass: bool,
+    /// BERT: read convergence from train_samples (--rcp-bert-train-samples).
+    #[arg(long)]
+    pub rcp_bert_train_samples: bool,
+    /// Write scaling.json into each folder where the official RCP checker
+    /// would (off by default: mlaudit never modifies what it checks).
+    #[arg(long)]
+    pub write_scaling: bool,
+    /// A package, a benchmark folder, or log files.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
 }

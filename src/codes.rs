@@ -8,7 +8,11 @@
 //!   severity: error        # the default severity of the code
 //!   help: log init_stop once, after every init_start and before run_start
 //!   policy: training rules, section 1.5 (optional citation)
+//!   extra: true            # optional: a check the official tools do not make
 //! ```
+//!
+//! An `extra` error fails mlaudit's verdict but not the report's
+//! `official_verdict`, which says what the official tools would conclude.
 //!
 //! `mlaudit rules explain CODE` prints the entry.
 
@@ -25,6 +29,9 @@ pub struct CodeDoc {
     pub help: String,
     #[serde(default)]
     pub policy: Option<String>,
+    /// A check beyond the official tools (their verdict ignores it).
+    #[serde(default)]
+    pub extra: bool,
 }
 
 /// All documented codes, sorted by code.
@@ -77,5 +84,10 @@ impl CodeRegistry {
 
     pub fn get(&self, code: &str) -> Option<&CodeDoc> {
         self.codes.get(code)
+    }
+
+    /// Whether `code` is a check the official tools do not make.
+    pub fn is_extra(&self, code: &str) -> bool {
+        self.get(code).is_some_and(|d| d.extra)
     }
 }

@@ -4,11 +4,13 @@
 //! aggregate → render ([`report`]). The library returns data; only the
 //! binary prints.
 
+pub mod audit;
 pub mod cli;
 pub mod codes;
 pub mod commands;
 pub mod finding;
 pub mod mllog;
+pub mod repeat;
 pub mod report;
 pub mod ruledata;
 pub mod rules;

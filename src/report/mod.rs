@@ -2,10 +2,15 @@
 //! (`shared/spec/json-report.md`). Renderers never compute; checks never print.
 
 pub mod json;
+pub mod rcp;
+pub mod repeat;
+pub mod score;
 pub mod text;
 
 use crate::finding::{Finding, Severity};
 use crate::rules::{LogCheck, Verdict};
+use crate::stats::{olympic::Score, rcp::RcpResult, spread::Stats, FolderReport};
+use crate::submission::{self, BenchmarkVerdict, BypassUse};
 use serde::Serialize;
 
 pub const SCHEMA: u32 = 1;
@@ -27,10 +32,92 @@ pub struct Report {
     pub ruleset: String,
     pub root: String,
     pub verdict: Verdict,
+    /// What the official tools would conclude: `verdict` without the checks
+    /// they do not make (codes marked `extra` in `rules/codes/`).
+    pub official_verdict: Verdict,
     pub summary: Summary,
     pub logs: Vec<LogCheck>,
-    pub benchmarks: Vec<serde_json::Value>,
+    pub benchmarks: Vec<BenchmarkReport>,
     pub findings: Vec<Finding>,
+    /// Bypasses requested (command line or `package_checker_params`).
+    pub bypasses: Vec<BypassUse>,
+}
+
+/// One `results/<system>/<benchmark>` folder in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchmarkReport {
+    pub path: String,
+    pub system: String,
+    pub benchmark: String,
+    /// `division` of the system description; `null` when unknown.
+    pub division: Option<String>,
+    /// `pass`, `fail`, or `skipped` (benchmark not in the round).
+    pub verdict: submission::Verdict,
+    /// Number of `result_*.txt` files.
+    pub logs: usize,
+    /// Runs (`result_3`) that are not compliant.
+    pub non_compliant: Vec<String>,
+    pub rcp_bypass: bool,
+    pub seed_checker_bypass: bool,
+    /// `null` for a skipped folder.
+    pub rcp: Option<RcpResult>,
+    pub score: Option<Score>,
+    pub stats: Option<Stats>,
+    /// Error and warning findings about the folder and its files.
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl BenchmarkReport {
+    pub fn from_verdict(v: &BenchmarkVerdict) -> BenchmarkReport {
+        BenchmarkReport {
+            path: v.path.clone(),
+            system: v.system.clone(),
+            benchmark: v.benchmark.clone(),
+            division: v.division.clone(),
+            verdict: v.verdict,
+            logs: v.logs,
+            non_compliant: v.non_compliant.clone(),
+            rcp_bypass: v.rcp_bypass,
+            seed_checker_bypass: v.seed_checker_bypass,
+            rcp: None,
+            score: None,
+            stats: None,
+            errors: 0,
+            warnings: 0,
+        }
+    }
+
+    pub fn add_stats(&mut self, f: &FolderReport) {
+        self.rcp = Some(f.rcp.clone());
+        self.score = Some(f.score.clone());
+        self.stats = Some(f.stats.clone());
+    }
+
+    /// Whether a finding is about this folder or a file in it.
+    pub fn covers(&self, path: &str) -> bool {
+        path == self.path
+            || path
+                .strip_prefix(self.path.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+    }
+
+    /// Counts the folder-level findings (package rules, statistics) and
+    /// fails the folder on an error among them.
+    pub fn finish(&mut self, findings: &[Finding]) {
+        let mine: Vec<&Finding> = findings.iter().filter(|f| self.covers(&f.path)).collect();
+        self.errors = mine
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        self.warnings = mine
+            .iter()
+            .filter(|f| f.severity == Severity::Warning)
+            .count();
+        if self.errors > 0 && self.verdict == submission::Verdict::Pass {
+            self.verdict = submission::Verdict::Fail;
+        }
+    }
 }
 
 impl Report {
@@ -42,6 +129,18 @@ impl Report {
             .flat_map(|l| l.findings.iter().cloned())
             .collect();
         crate::finding::sort_findings(&mut findings);
+        Report::new(usage, ruleset, root, logs, findings)
+    }
+
+    /// A report of `logs` and `findings` (already sorted); the verdict is
+    /// `fail` when a log fails, and callers with more to say override it.
+    pub fn new(
+        usage: &str,
+        ruleset: &str,
+        root: &str,
+        logs: Vec<LogCheck>,
+        findings: Vec<Finding>,
+    ) -> Report {
         let errors = crate::finding::count(&findings, Severity::Error);
         let warnings = crate::finding::count(&findings, Severity::Warning);
         let verdict = if logs.iter().all(|l| l.verdict == Verdict::Pass) {
@@ -57,6 +156,7 @@ impl Report {
             ruleset: ruleset.to_string(),
             root: root.to_string(),
             verdict,
+            official_verdict: verdict,
             summary: Summary {
                 errors,
                 warnings,
@@ -66,6 +166,7 @@ impl Report {
             logs,
             benchmarks: Vec::new(),
             findings,
+            bypasses: Vec::new(),
         }
     }
 }

@@ -1,9 +1,10 @@
 //! `--format text`: one line per finding, `path:line: severity[CODE] message`,
 //! then a one-line summary. Colour only when asked for.
 
-use super::Report;
+use super::{BenchmarkReport, Report};
 use crate::finding::Severity;
 use crate::rules::Verdict;
+use crate::submission::Verdict as FolderVerdict;
 use std::io::{self, Write};
 
 pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<()> {
@@ -26,6 +27,9 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         };
         writeln!(out, "{place}: {sev} {}", f.message)?;
     }
+    for b in &report.benchmarks {
+        writeln!(out, "{}", benchmark_line(b, &paint))?;
+    }
     let failed = report
         .logs
         .iter()
@@ -35,13 +39,68 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         Verdict::Pass => paint("PASS", "1;32"),
         Verdict::Fail => paint("FAIL", "1;31"),
     };
+    let folders = if report.benchmarks.is_empty() {
+        String::new()
+    } else {
+        format!(" in {} benchmark folders", report.benchmarks.len())
+    };
     writeln!(
         out,
-        "{verdict}: {} logs checked with training {} rules, {} failed; {} errors, {} warnings",
+        "{verdict}: {} logs{folders} checked with training {} rules, {} failed; {} errors, {} warnings",
         report.logs.len(),
         report.ruleset,
         failed,
         report.summary.errors,
         report.summary.warnings
+    )?;
+    if report.official_verdict != report.verdict {
+        let official = match report.official_verdict {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+        };
+        writeln!(
+            out,
+            "note: the official tools would say {official}: the difference comes from checks they do not make"
+        )?;
+    }
+    Ok(())
+}
+
+/// `PASS  path  closed  10 runs, 1 failed  RCP pass x1.0123  score 5.43 min  cv 3.1%`
+fn benchmark_line(b: &BenchmarkReport, paint: &dyn Fn(&str, &str) -> String) -> String {
+    let verdict = match b.verdict {
+        FolderVerdict::Pass => paint("PASS", "32"),
+        FolderVerdict::Fail => paint("FAIL", "31"),
+        FolderVerdict::Skipped => paint("SKIP", "33"),
+    };
+    let mut parts = vec![format!(
+        "{} runs, {} non-compliant",
+        b.logs,
+        b.non_compliant.len()
+    )];
+    if let Some(r) = &b.rcp {
+        let v = serde_json::to_value(r.verdict)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        match r.norm_factor {
+            Some(f) => parts.push(format!("RCP {v} ({}), x{f:.4}", r.message)),
+            None => parts.push(format!("RCP {v} ({})", r.message)),
+        }
+    }
+    if let Some(s) = &b.score {
+        match s.minutes {
+            Some(m) => parts.push(format!("score {m:.3} min")),
+            None => parts.push("no score".to_string()),
+        }
+    }
+    if let Some(cv) = b.stats.as_ref().and_then(|s| s.cv) {
+        parts.push(format!("cv {:.1}%", cv * 100.0));
+    }
+    format!(
+        "{verdict} {} [{}] {}",
+        b.path,
+        b.division.as_deref().unwrap_or("division unknown"),
+        parts.join("; ")
     )
 }

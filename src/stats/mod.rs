@@ -39,6 +39,9 @@ pub struct Options {
     /// `--rcp-bert-train-samples`: BERT convergence from `train_samples`.
     pub bert_train_samples: bool,
     pub prune: PruneMode,
+    /// No RCP check (open division, as package_checker): the verdict is
+    /// `not_applicable` and the score is not scaled.
+    pub skip_rcp: bool,
 }
 
 /// Everything the statistics say about one benchmark folder.
@@ -95,6 +98,10 @@ pub fn analyse(
     let benchmark = runs.benchmark().map(str::to_string);
     let (subm, mut findings) = runs.convergence(&cfg.rcp);
     let rcp = match benchmark.as_deref() {
+        _ if opts.skip_rcp => RcpResult {
+            global_batch_size: subm.global_batch_size,
+            ..RcpResult::not_applicable("open division: no RCP check")
+        },
         None => {
             findings.push(Finding::new(
                 "RCP006",

@@ -97,6 +97,32 @@ pub fn read_folder(
     })
 }
 
+/// Reads the result logs `files` (display path, file-system path) of the
+/// folder shown as `dir`, in the order given; findings and run paths use
+/// the display paths.
+pub fn read_listed(
+    dir: &str,
+    files: &[(String, PathBuf)],
+    params: &RcpParams,
+    bert_train_samples: bool,
+) -> io::Result<FolderRuns> {
+    let mut runs = Vec::new();
+    for (shown, fs_path) in files {
+        let bytes = std::fs::read(fs_path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{shown}: {e}")))?;
+        let mut run = parse_run(&bytes, Path::new(shown), params, bert_train_samples)?;
+        run.name = fs_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        runs.push(run);
+    }
+    Ok(FolderRuns {
+        dir: PathBuf::from(dir),
+        runs,
+    })
+}
+
 fn num(v: Option<&Value>) -> Option<f64> {
     v.and_then(Value::as_f64)
 }
@@ -111,6 +137,16 @@ fn json_text(v: &Value) -> String {
 /// Reads one result log.
 pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io::Result<RunInfo> {
     let bytes = std::fs::read(path)?;
+    parse_run(&bytes, path, params, bert_train_samples)
+}
+
+/// Extracts a [`RunInfo`] from the bytes of a log shown as `path`.
+pub fn parse_run(
+    bytes: &[u8],
+    path: &Path,
+    params: &RcpParams,
+    bert_train_samples: bool,
+) -> io::Result<RunInfo> {
     let shown = path.display().to_string();
     let mut run = RunInfo {
         path: path.to_path_buf(),
@@ -127,7 +163,7 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
         run_stop_status: None,
         evals: Vec::new(),
         eval_steps: Vec::new(),
-        content_hash: content_hash(&bytes),
+        content_hash: content_hash(bytes),
         findings: Vec::new(),
     };
     let mut use_train = bert_train_samples;
@@ -150,7 +186,7 @@ pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io
             || k == "run_stop"
     };
     let mut events: Vec<mllog::Event> = Vec::new();
-    let _summary = mllog::scan(&bytes[..], wanted, |e| events.push(e))?;
+    let _summary = mllog::scan(bytes, wanted, |e| events.push(e))?;
     for e in events {
         let key = e.key.as_str();
         if key == "eval_accuracy" {

@@ -1,0 +1,261 @@
+//! The `check` pipeline over a path: discover → check logs → package rules →
+//! statistics → one [`Report`].
+//!
+//! 1. [`discover`](crate::submission::discover) says what the path is (a
+//!    package, one benchmark folder or log files) and lists its files;
+//! 2. every result log of a benchmark of the round goes through the
+//!    compliance engine, in parallel;
+//! 3. the package rules run with those verdicts;
+//! 4. each benchmark folder gets the RCP check (closed division), the
+//!    olympic score and the extra statistics;
+//! 5. everything is gathered and sorted into a [`Report`].
+//!
+//! Nothing is written into the checked tree unless `write_scaling` asks
+//! for the official `scaling.json` side effect.
+
+use crate::codes::CodeRegistry;
+use crate::finding::{sort_findings, Finding, Severity};
+use crate::report::{BenchmarkReport, Report};
+use crate::ruledata::RuleSource;
+use crate::rules::{self, LogCheck, Ruleset, Verdict};
+use crate::stats::{self, data::StatsConfig, reader::FolderRuns};
+use crate::submission::{
+    self, check_package, BenchmarkDir, InputKind, LogOutcome, PackageOptions, PackageRules,
+};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// What `check` was asked to do.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    pub usage: String,
+    pub ruleset: String,
+    pub package: PackageOptions,
+    /// BERT convergence from `train_samples` (`--rcp-bert-train-samples`).
+    pub bert_train_samples: bool,
+    /// Write `scaling.json` as the official tools do.
+    pub write_scaling: bool,
+}
+
+/// The report and the runs it was computed from (for renderers that draw
+/// per-run pictures).
+pub struct CheckOutcome {
+    pub report: Report,
+    /// The runs of each checked benchmark folder, by folder display path.
+    pub runs: Vec<FolderRuns>,
+    /// The system descriptions that could be read, by system id.
+    pub systems: BTreeMap<String, serde_json::Value>,
+}
+
+/// The rule data `check` needs, loaded once.
+pub struct Rules {
+    pub compliance: Ruleset,
+    pub package: PackageRules,
+    pub stats: StatsConfig,
+    pub codes: CodeRegistry,
+}
+
+impl Rules {
+    pub fn load(source: &RuleSource, usage: &str, version: &str) -> anyhow::Result<Rules> {
+        Ok(Rules {
+            compliance: Ruleset::load(source, usage, version)?,
+            package: PackageRules::load(source, usage, version)?,
+            stats: StatsConfig::load(source, version)?,
+            codes: CodeRegistry::load(source)?,
+        })
+    }
+}
+
+/// One folder's entry, runs and statistics findings.
+type FolderResult = (BenchmarkReport, Option<FolderRuns>, Vec<Finding>);
+
+/// Checks `input` (package, benchmark folder or log file).
+pub fn check_path(
+    source: &RuleSource,
+    rules: &Rules,
+    input: &Path,
+    opts: &CheckOptions,
+) -> anyhow::Result<CheckOutcome> {
+    let tree = submission::discover(input);
+    check_tree(source, rules, &tree, opts)
+}
+
+/// Checks log files given one by one: compliance only.
+pub fn check_logs(
+    source: &RuleSource,
+    rules: &Rules,
+    files: &[std::path::PathBuf],
+    opts: &CheckOptions,
+) -> anyhow::Result<CheckOutcome> {
+    let tree = submission::discover_logs(files);
+    check_tree(source, rules, &tree, opts)
+}
+
+fn check_tree(
+    source: &RuleSource,
+    rules: &Rules,
+    tree: &submission::Submission,
+    opts: &CheckOptions,
+) -> anyhow::Result<CheckOutcome> {
+    // 2. Compliance of every log a verdict depends on.
+    let in_round = |b: &&BenchmarkDir| rules.package.benchmarks.contains_key(&b.benchmark);
+    let files: Vec<&submission::tree::FileRef> = tree
+        .benchmarks
+        .iter()
+        .filter(in_round)
+        .flat_map(|b| b.result_logs.iter())
+        .chain(tree.logs.iter())
+        .collect();
+    let mut logs: Vec<LogCheck> = files
+        .par_iter()
+        .map(|f| rules::check_file(&rules.compliance, &f.fs, &f.path))
+        .collect();
+    logs.sort_by(|a, b| a.path.cmp(&b.path));
+    let verdicts: HashMap<&str, bool> = logs
+        .iter()
+        .map(|l| (l.path.as_str(), l.verdict == Verdict::Pass))
+        .collect();
+
+    // 3. Package rules.
+    let lookup = |p: &str| {
+        if verdicts.get(p).copied().unwrap_or(false) {
+            LogOutcome::PASS
+        } else {
+            LogOutcome::FAIL
+        }
+    };
+    let package = check_package(tree, &rules.package, &opts.package, &lookup);
+
+    // 4. Statistics per checked folder, in parallel.
+    let dirs: HashMap<&str, &BenchmarkDir> = tree
+        .benchmarks
+        .iter()
+        .map(|b| (b.path.as_str(), b))
+        .collect();
+    let per_folder: Vec<anyhow::Result<FolderResult>> = package
+        .benchmarks
+        .par_iter()
+        .map(|bv| {
+            let mut entry = BenchmarkReport::from_verdict(bv);
+            let Some(dir) = dirs.get(bv.path.as_str()) else {
+                return Ok((entry, None, Vec::new()));
+            };
+            if bv.verdict == submission::Verdict::Skipped {
+                return Ok((entry, None, Vec::new()));
+            }
+            let listed: Vec<(String, std::path::PathBuf)> = dir
+                .result_logs
+                .iter()
+                .map(|f| (f.path.clone(), f.fs.clone()))
+                .collect();
+            let runs = stats::reader::read_listed(
+                &bv.path,
+                &listed,
+                &rules.stats.rcp,
+                opts.bert_train_samples,
+            )?;
+            let compliant: Vec<bool> = dir
+                .result_logs
+                .iter()
+                .map(|f| verdicts.get(f.path.as_str()).copied().unwrap_or(false))
+                .collect();
+            let closed = bv.division.as_deref() != Some("open");
+            let sopts = stats::Options {
+                rcp_bypass: bv.rcp_bypass,
+                bert_train_samples: opts.bert_train_samples,
+                skip_rcp: !closed,
+                ..stats::Options::default()
+            };
+            let folder = stats::analyse(
+                source,
+                &opts.ruleset,
+                &rules.stats,
+                &runs,
+                &compliant,
+                &sopts,
+            )?;
+            entry.add_stats(&folder);
+            Ok((entry, Some(runs), folder.findings))
+        })
+        .collect();
+
+    let mut findings: Vec<Finding> = package.findings.clone();
+    let mut benchmarks = Vec::new();
+    let mut runs = Vec::new();
+    for r in per_folder {
+        let (entry, folder_runs, extra) = r?;
+        benchmarks.push(entry);
+        runs.extend(folder_runs);
+        findings.extend(extra);
+    }
+
+    // The verdict: any error outside the logs' own compliance findings
+    // (those reach the package through PKG005, which applies the olympic
+    // tolerance). Log files given on their own have no folder to tolerate
+    // them: their verdicts count directly.
+    // `official_verdict` leaves out the errors of checks the official
+    // tools do not make (codes marked `extra`).
+    let loose_logs_fail =
+        tree.kind == InputKind::Logs && logs.iter().any(|l| l.verdict == Verdict::Fail);
+    let fails = |official: bool| {
+        loose_logs_fail
+            || findings.iter().any(|f| {
+                f.severity == Severity::Error && !(official && rules.codes.is_extra(&f.code))
+            })
+    };
+    let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
+    let verdict = as_verdict(fails(false));
+    let official_verdict = as_verdict(fails(true));
+    for b in &mut benchmarks {
+        b.finish(&findings);
+    }
+    findings.extend(logs.iter().flat_map(|l| l.findings.iter().cloned()));
+    sort_findings(&mut findings);
+    findings.dedup();
+
+    if opts.write_scaling {
+        write_scaling(&benchmarks, &dirs)?;
+    }
+
+    let mut report = Report::new(&opts.usage, &opts.ruleset, &tree.root, logs, findings);
+    report.verdict = verdict;
+    report.official_verdict = official_verdict;
+    report.summary.benchmarks = benchmarks.len();
+    report.bypasses = package.bypasses.clone();
+    report.benchmarks = benchmarks;
+    let systems = tree
+        .systems
+        .iter()
+        .filter_map(|s| {
+            let text = std::fs::read(&s.file.fs).ok()?;
+            let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+            v.is_object().then(|| (s.id.clone(), v))
+        })
+        .collect();
+    Ok(CheckOutcome {
+        report,
+        runs,
+        systems,
+    })
+}
+
+/// Writes `scaling.json` where the official RCP checker would.
+fn write_scaling(
+    benchmarks: &[BenchmarkReport],
+    dirs: &HashMap<&str, &BenchmarkDir>,
+) -> anyhow::Result<()> {
+    for b in benchmarks {
+        let (Some(factor), Some(dir)) = (
+            b.rcp.as_ref().and_then(|r| r.norm_factor),
+            dirs.get(b.path.as_str()),
+        ) else {
+            continue;
+        };
+        let path = dir.fs.join("scaling.json");
+        let text = serde_json::to_string(&serde_json::json!({ "scaling_factor": factor }))?;
+        std::fs::write(&path, text)
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+    }
+    Ok(())
+}
