@@ -79,19 +79,26 @@ pub fn collect<R: Read>(rules: &PolicyRules, reader: R) -> std::io::Result<LogFa
             if e.key == "eval_accuracy" {
                 facts.evals.push((e.metadata.clone(), e.line));
             }
-            let key_hit = key_cache
-                .entry(e.key.clone())
-                .or_insert_with(|| m.match_name(&e.key))
-                .clone();
-            let text = value_text(&e.value);
-            let key_on = match &e.value {
-                serde_json::Value::Bool(b) => *b,
-                serde_json::Value::Null => true,
-                _ => !m.is_off(&text),
+            let key_hit = match key_cache.get(&e.key) {
+                Some(hit) => hit.clone(),
+                None => {
+                    let hit = m.match_name(&e.key);
+                    key_cache.insert(e.key.clone(), hit.clone());
+                    hit
+                }
             };
+            // The value as text is needed only for a key that signals
+            // something or a string value; most records are neither.
             let mut hits = Vec::new();
-            if let Some(h) = key_hit.filter(|_| key_on) {
-                hits.push(h);
+            if let Some(h) = key_hit {
+                let key_on = match &e.value {
+                    serde_json::Value::Bool(b) => *b,
+                    serde_json::Value::Null => true,
+                    v => !m.is_off(&value_text(v)),
+                };
+                if key_on {
+                    hits.push(h);
+                }
             }
             if let serde_json::Value::String(s) = &e.value {
                 if !s.is_empty() && s.len() <= 80 && !s.contains('/') {
@@ -106,7 +113,7 @@ pub fn collect<R: Read>(rules: &PolicyRules, reader: R) -> std::io::Result<LogFa
                         line: e.line,
                         family: h.family,
                         key: e.key.clone(),
-                        value: text.chars().take(80).collect(),
+                        value: value_text(&e.value).chars().take(80).collect(),
                         word: h.word,
                     });
                 }
