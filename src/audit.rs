@@ -15,6 +15,7 @@
 
 use crate::codes::CodeRegistry;
 use crate::finding::{sort_findings, Finding, Severity};
+use crate::progress::{Progress, Silent};
 use crate::report::{BenchmarkReport, Report};
 use crate::ruledata::RuleSource;
 use crate::rules::{self, LogCheck, Ruleset, Verdict};
@@ -75,8 +76,19 @@ pub fn check_path(
     input: &Path,
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
+    check_path_with_progress(source, rules, input, opts, &Silent)
+}
+
+/// [`check_path`], telling `progress` about the logs as they are checked.
+pub fn check_path_with_progress(
+    source: &RuleSource,
+    rules: &Rules,
+    input: &Path,
+    opts: &CheckOptions,
+    progress: &dyn Progress,
+) -> anyhow::Result<CheckOutcome> {
     let tree = submission::discover(input);
-    check_tree(source, rules, &tree, opts)
+    check_tree(source, rules, &tree, opts, progress)
 }
 
 /// Checks log files given one by one: compliance only.
@@ -87,7 +99,7 @@ pub fn check_logs(
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
     let tree = submission::discover_logs(files);
-    check_tree(source, rules, &tree, opts)
+    check_tree(source, rules, &tree, opts, &Silent)
 }
 
 fn check_tree(
@@ -95,6 +107,7 @@ fn check_tree(
     rules: &Rules,
     tree: &submission::Submission,
     opts: &CheckOptions,
+    progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
     // 2. Compliance of every log a verdict depends on.
     let in_round = |b: &&BenchmarkDir| rules.package.benchmarks.contains_key(&b.benchmark);
@@ -105,9 +118,14 @@ fn check_tree(
         .flat_map(|b| b.result_logs.iter())
         .chain(tree.logs.iter())
         .collect();
+    progress.start(files.len());
     let mut logs: Vec<LogCheck> = files
         .par_iter()
-        .map(|f| rules::check_file(&rules.compliance, &f.fs, &f.path))
+        .map(|f| {
+            let log = rules::check_file(&rules.compliance, &f.fs, &f.path);
+            progress.advance();
+            log
+        })
         .collect();
     logs.sort_by(|a, b| a.path.cmp(&b.path));
     let verdicts: HashMap<&str, bool> = logs

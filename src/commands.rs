@@ -2,11 +2,13 @@
 //! command can be tested without a process; `main.rs` only wires stdio.
 
 use crate::audit::{self, CheckOptions};
-use crate::cli::{CheckArgs, Cli, Command, Format, RulesCommand};
+use crate::cli::{CheckArgs, Cli, Command, OutputArgs, RulesCommand};
 use crate::codes::CodeRegistry;
-use crate::report::{self, Report};
+use crate::output;
+use crate::progress::{Progress, Silent, TerminalBar};
+use crate::report::Report;
 use crate::ruledata::RuleSource;
-use crate::rules::{self, Ruleset, Verdict};
+use crate::rules::{self, Ruleset};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -23,6 +25,8 @@ pub struct Io<'a> {
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
     pub color: bool,
+    /// Draw a progress bar on standard error (only when it is a terminal).
+    pub progress: bool,
 }
 
 pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
@@ -31,11 +35,12 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
         Command::Log {
             usage,
             ruleset,
-            format,
+            output,
             files,
-        } => log(&source, &usage, &ruleset, format, &files, io),
+        } => log(&source, &usage, &ruleset, &output, &files, io),
         Command::Check(args) => check(&source, &args, io),
         Command::Rules { command } => rules_cmd(&source, command, io),
+        Command::Hook { command } => crate::ci::hook(cli.rules.as_deref(), command, io),
     };
     match result {
         Ok(exit) => exit,
@@ -56,7 +61,7 @@ fn log(
     source: &RuleSource,
     usage: &str,
     version: &str,
-    format: Format,
+    output: &OutputArgs,
     files: &[std::path::PathBuf],
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
@@ -74,8 +79,8 @@ fn log(
         .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
         .collect();
     let report = Report::from_logs(usage, version, ".", logs);
-    render(&report, format, io)?;
-    Ok(exit_of(&report))
+    output::emit(source, &report, output, io)?;
+    Ok(output::exit_of(&report, output))
 }
 
 fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
@@ -90,12 +95,24 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
         bert_train_samples: args.rcp_bert_train_samples,
         write_scaling: args.write_scaling,
     };
+    let bar: Box<dyn Progress> = if io.progress {
+        Box::new(TerminalBar::new())
+    } else {
+        Box::new(Silent)
+    };
+    if let Some(changes) = args.changes.selection() {
+        let result = crate::changes::check_changes(source, &rules, &opts, &changes, &*bar);
+        bar.finish();
+        return crate::ci::changed_only(source, args, result?, io);
+    }
     let outcome = match args.paths.as_slice() {
         [one] if !one.is_file() => {
             if !one.exists() {
                 anyhow::bail!("{}: no such file or folder", one.display());
             }
-            audit::check_path(source, &rules, one, &opts)?
+            let outcome = audit::check_path_with_progress(source, &rules, one, &opts, &*bar);
+            bar.finish();
+            outcome?
         }
         many => {
             if let Some(d) = many.iter().find(|p| !p.is_file()) {
@@ -112,24 +129,8 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
             audit::check_logs(source, &rules, many, &opts)?
         }
     };
-    render(&outcome.report, args.format, io)?;
-    Ok(exit_of(&outcome.report))
-}
-
-fn render(report: &Report, format: Format, io: &mut Io<'_>) -> anyhow::Result<()> {
-    match format {
-        Format::Json => report::json::render(report, io.out)?,
-        Format::Text => report::text::render(report, io.color, io.out)?,
-    }
-    Ok(())
-}
-
-fn exit_of(report: &Report) -> Exit {
-    if report.verdict == Verdict::Pass {
-        Exit::Success
-    } else {
-        Exit::Findings
-    }
+    output::emit(source, &outcome.report, &args.output, io)?;
+    Ok(output::exit_of(&outcome.report, &args.output))
 }
 
 fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {

@@ -5,11 +5,17 @@
 //! binary prints.
 
 pub mod audit;
+pub mod changes;
+pub mod ci;
 pub mod cli;
 pub mod codes;
 pub mod commands;
 pub mod finding;
+pub mod git;
+pub mod hook;
 pub mod mllog;
+pub mod output;
+pub mod progress;
 pub mod report;
 pub mod ruledata;
 pub mod rules;

@@ -1,7 +1,10 @@
 //! The report: everything a renderer needs, shaped as the JSON contract
 //! (`shared/spec/json-report.md`). Renderers never compute; checks never print.
 
+pub mod github;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 pub mod text;
 
 use crate::finding::{Finding, Severity};
@@ -165,5 +168,46 @@ impl Report {
             findings,
             bypasses: Vec::new(),
         }
+    }
+}
+
+impl Report {
+    /// One report of several checks made with the same rules (the folders
+    /// and packages a change touches): logs, folders and findings
+    /// gathered and sorted, counts recomputed, and the verdicts failing
+    /// when any part fails. `root` names what was checked as a whole.
+    pub fn merge(usage: &str, ruleset: &str, root: &str, parts: Vec<Report>) -> Report {
+        let mut logs = Vec::new();
+        let mut benchmarks = Vec::new();
+        let mut findings = Vec::new();
+        let mut bypasses = Vec::new();
+        let mut verdict = Verdict::Pass;
+        let mut official = Verdict::Pass;
+        for p in parts {
+            logs.extend(p.logs);
+            benchmarks.extend(p.benchmarks);
+            findings.extend(p.findings);
+            bypasses.extend(p.bypasses);
+            if p.verdict == Verdict::Fail {
+                verdict = Verdict::Fail;
+            }
+            if p.official_verdict == Verdict::Fail {
+                official = Verdict::Fail;
+            }
+        }
+        logs.sort_by(|a, b| a.path.cmp(&b.path));
+        logs.dedup_by(|a, b| a.path == b.path);
+        benchmarks.sort_by(|a, b| a.path.cmp(&b.path));
+        benchmarks.dedup_by(|a, b| a.path == b.path);
+        crate::finding::sort_findings(&mut findings);
+        bypasses.sort();
+        bypasses.dedup();
+        let mut report = Report::new(usage, ruleset, root, logs, findings);
+        report.verdict = verdict;
+        report.official_verdict = official;
+        report.summary.benchmarks = benchmarks.len();
+        report.benchmarks = benchmarks;
+        report.bypasses = bypasses;
+        report
     }
 }
