@@ -16,7 +16,7 @@
 //! recognises one). The folders of a system are those on disk now: the
 //! working-tree files are what gets checked.
 
-use crate::audit::{self, CheckOptions, Rules};
+use crate::audit::{self, CheckOptions, CheckOutcome, Rules};
 use crate::git::{Changes, WorkTree};
 use crate::progress::Progress;
 use crate::report::Report;
@@ -24,12 +24,11 @@ use crate::ruledata::RuleSource;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The result of checking what a change touches.
-pub struct ChangeCheck {
-    /// One report over every folder and package checked.
-    pub report: Report,
+/// What a change-driven check covered.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
     /// What was checked, as display paths (relative to the current directory).
-    pub checked: Vec<String>,
+    pub paths: Vec<String>,
     /// How many paths the change lists.
     pub changed: usize,
 }
@@ -43,7 +42,7 @@ pub fn check_changes(
     opts: &CheckOptions,
     changes: &Changes<'_>,
     progress: &dyn Progress,
-) -> anyhow::Result<ChangeCheck> {
+) -> anyhow::Result<(CheckOutcome, Checked)> {
     let wt = WorkTree::current()?;
     let changed = crate::git::changed_paths(changes)?;
     let top = if wt.cdup.is_empty() {
@@ -52,30 +51,40 @@ pub fn check_changes(
         PathBuf::from(&wt.cdup)
     };
     let t = targets(&top, &changed);
-    let checked: Vec<String> = t
+    let paths: Vec<String> = t
         .packages
         .iter()
         .chain(t.folders.iter())
         .map(|p| shown(&wt, p))
         .collect();
-    let mut parts = Vec::new();
-    for path in &checked {
+    let mut reports = Vec::new();
+    let mut runs = Vec::new();
+    let mut systems = std::collections::BTreeMap::new();
+    for path in &paths {
         let input = if path.is_empty() { "." } else { path.as_str() };
-        parts.push(
-            audit::check_path_with_progress(source, rules, Path::new(input), opts, progress)?
-                .report,
-        );
+        let part =
+            audit::check_path_with_progress(source, rules, Path::new(input), opts, progress)?;
+        reports.push(part.report);
+        runs.extend(part.runs);
+        systems.extend(part.systems);
     }
     let root = if wt.cdup.is_empty() {
         String::new()
     } else {
         wt.cdup.trim_end_matches('/').to_string()
     };
-    Ok(ChangeCheck {
-        report: Report::merge(&opts.usage, &opts.ruleset, &root, parts),
-        checked,
-        changed: changed.len(),
-    })
+    let outcome = CheckOutcome {
+        report: Report::merge(&opts.usage, &opts.ruleset, &root, reports),
+        runs,
+        systems,
+    };
+    Ok((
+        outcome,
+        Checked {
+            paths,
+            changed: changed.len(),
+        },
+    ))
 }
 
 /// A top-relative path written relative to the current directory.

@@ -2,12 +2,14 @@
 //! reporting, and `hook install` / `hook uninstall`. Like
 //! [`crate::commands`], they write to the writers they are given.
 
-use crate::changes::ChangeCheck;
+use crate::audit::CheckOutcome;
+use crate::changes::Checked;
 use crate::cli::{CheckArgs, HookCommand};
 use crate::commands::{Exit, Io};
 use crate::hook::{self, HookKind, Installed, Removed};
 use crate::output;
 use crate::ruledata::RuleSource;
+use crate::settings::Settings;
 use std::path::{Path, PathBuf};
 
 /// `check --staged` / `--changed-since`: the report, then (on standard
@@ -16,32 +18,35 @@ use std::path::{Path, PathBuf};
 pub fn changed_only(
     source: &RuleSource,
     args: &CheckArgs,
-    result: ChangeCheck,
+    settings: &Settings,
+    outcome: &CheckOutcome,
+    checked: &Checked,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
-    if result.checked.is_empty() {
+    if checked.paths.is_empty() {
         writeln!(
             io.err,
             "mlaudit: the change ({} path(s)) touches no benchmark folder or package; nothing to check",
-            result.changed
+            checked.changed
         )?;
     }
-    output::emit(source, &result.report, &args.output, io)?;
-    let exit = output::exit_of(&result.report, &args.output);
-    if output::fails(&result.report, args.output.fail_on) {
+    let report = &outcome.report;
+    output::emit(source, report, settings.format, &args.output, io)?;
+    let exit = output::exit_of(report, &args.output);
+    if output::fails(report, args.output.fail_on) {
         io.out.flush()?;
         let mut cmd = String::from("mlaudit check");
-        if args.usage != "training" {
+        if settings.usage != crate::settings::DEFAULT_USAGE {
             cmd.push_str(&format!(
                 " --usage {}",
-                hook::sh_quote_if_needed(&args.usage)
+                hook::sh_quote_if_needed(&settings.usage)
             ));
         }
         cmd.push_str(&format!(
             " --ruleset {}",
-            hook::sh_quote_if_needed(&args.ruleset)
+            hook::sh_quote_if_needed(&settings.ruleset)
         ));
-        for line in output::refusal(&result.report, args.output.fail_on, &cmd) {
+        for line in output::refusal(report, args.output.fail_on, &cmd) {
             writeln!(io.err, "{line}")?;
         }
     }
@@ -59,6 +64,7 @@ pub fn hook(rules: Option<&Path>, command: HookCommand, io: &mut Io<'_>) -> anyh
             hook: kind,
             force,
         } => {
+            let (usage_flag, ruleset_flag) = (usage.clone(), ruleset.clone());
             let mut args = Vec::new();
             if let Some(r) = rules {
                 let abs = std::path::absolute(r).unwrap_or_else(|_| r.to_path_buf());
@@ -81,6 +87,20 @@ pub fn hook(rules: Option<&Path>, command: HookCommand, io: &mut Io<'_>) -> anyh
                 Installed::Replaced(p) => ("replaced the existing hook with", p),
             };
             writeln!(io.out, "mlaudit: {verb} {}", path.display())?;
+            let settings =
+                crate::settings::resolve(usage_flag.as_deref(), ruleset_flag.as_deref(), None)?;
+            let from = match (&ruleset_flag, &settings.config) {
+                (Some(_), _) => "written into the hook".to_string(),
+                (None, Some(c)) => format!("read from {} at each run", c.path.display()),
+                (None, None) => {
+                    "the default; set it with --ruleset or in .mlaudit.toml".to_string()
+                }
+            };
+            writeln!(
+                io.out,
+                "rules: {} {} ({from})",
+                settings.usage, settings.ruleset
+            )?;
             let skip = match kind {
                 HookKind::PreCommit => "git commit --no-verify",
                 HookKind::PrePush => "git push --no-verify",

@@ -33,12 +33,12 @@ pub enum Format {
 pub enum Command {
     /// Check training logs against the compliance rules of a ruleset.
     Log {
-        /// Benchmark family of the rules.
-        #[arg(long, default_value = "training")]
-        usage: String,
-        /// Rules version, e.g. 5.0.0.
-        #[arg(long, default_value = "6.1.0")]
-        ruleset: String,
+        /// Benchmark family of the rules [default: project config, else training].
+        #[arg(long)]
+        usage: Option<String>,
+        /// Rules version, e.g. 5.0.0 [default: project config, else 6.1.0].
+        #[arg(long)]
+        ruleset: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
         /// Log files to check.
@@ -48,6 +48,29 @@ pub enum Command {
     /// Check a submission package, one results/<system>/<benchmark> folder,
     /// or log files: compliance, package rules, RCP, score and statistics.
     Check(CheckArgs),
+    /// The RCP check of benchmark folders (or every folder of a package).
+    Rcp(CheckArgs),
+    /// Olympic scores of every benchmark folder of a package, as
+    /// result_summarizer computes them.
+    Score {
+        #[command(flatten)]
+        check: CheckArgs,
+        /// Also write the scores as CSV to this file (`-` for stdout).
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+    },
+    /// Compare runs made with the same seed, code and configuration: are
+    /// their logged numbers identical, or within a tolerance?
+    Repeat {
+        /// Largest accepted relative deviation |a-b|/max(|a|,|b|).
+        #[arg(long, default_value_t = 0.0)]
+        tolerance: f64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The reference log, then the logs compared with it.
+        #[arg(required = true, num_args = 2..)]
+        logs: Vec<PathBuf>,
+    },
     /// List or explain rules.
     Rules {
         #[command(subcommand)]
@@ -76,12 +99,12 @@ pub enum RulesCommand {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Benchmark family of the rules.
-    #[arg(long, default_value = "training")]
-    pub usage: String,
-    /// Rules version of the round, e.g. 5.0.0.
-    #[arg(long, default_value = "6.1.0")]
-    pub ruleset: String,
+    /// Benchmark family of the rules [default: project config, else training].
+    #[arg(long)]
+    pub usage: Option<String>,
+    /// Rules version of the round, e.g. 5.0.0 [default: project config, else 6.1.0].
+    #[arg(long)]
+    pub ruleset: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -109,7 +132,7 @@ pub struct CheckArgs {
 /// Where the report goes and what makes the run fail.
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {
-    /// Report format [default: text].
+    /// Report format [default: project config, else text].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Write the report to FILE instead of standard output.

@@ -2,13 +2,14 @@
 //! command can be tested without a process; `main.rs` only wires stdio.
 
 use crate::audit::{self, CheckOptions};
-use crate::cli::{CheckArgs, Cli, Command, OutputArgs, RulesCommand};
+use crate::cli::{CheckArgs, Cli, Command, Format, OutputArgs, RulesCommand};
 use crate::codes::CodeRegistry;
 use crate::output;
 use crate::progress::{Progress, Silent, TerminalBar};
-use crate::report::Report;
+use crate::report::{self, Report};
 use crate::ruledata::RuleSource;
 use crate::rules::{self, Ruleset};
+use clap::ValueEnum;
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -37,8 +38,22 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
             ruleset,
             output,
             files,
-        } => log(&source, &usage, &ruleset, &output, &files, io),
+        } => log(
+            &source,
+            usage.as_deref(),
+            ruleset.as_deref(),
+            &output,
+            &files,
+            io,
+        ),
         Command::Check(args) => check(&source, &args, io),
+        Command::Rcp(args) => rcp(&source, &args, io),
+        Command::Score { check, csv } => score(&source, &check, csv.as_deref(), io),
+        Command::Repeat {
+            tolerance,
+            format,
+            logs,
+        } => repeat(&source, tolerance, format, &logs, io),
         Command::Rules { command } => rules_cmd(&source, command, io),
         Command::Hook { command } => crate::ci::hook(cli.rules.as_deref(), command, io),
     };
@@ -59,12 +74,14 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
 
 fn log(
     source: &RuleSource,
-    usage: &str,
-    version: &str,
+    usage: Option<&str>,
+    version: Option<&str>,
     output: &OutputArgs,
     files: &[std::path::PathBuf],
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
+    let settings = crate::settings::resolve(usage, version, output.format)?;
+    let (usage, version) = (settings.usage.as_str(), settings.ruleset.as_str());
     let ruleset = Ruleset::load(source, usage, version)?;
     for f in files {
         if f.is_dir() {
@@ -79,15 +96,145 @@ fn log(
         .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
         .collect();
     let report = Report::from_logs(usage, version, ".", logs);
-    output::emit(source, &report, output, io)?;
+    output::emit(source, &report, settings.format, output, io)?;
     Ok(output::exit_of(&report, output))
 }
 
 fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
-    let rules = audit::Rules::load(source, &args.usage, &args.ruleset)?;
+    let (outcome, settings, changes) = run_check(source, args, io.progress)?;
+    match changes {
+        Some(changes) => crate::ci::changed_only(source, args, &settings, &outcome, &changes, io),
+        None => {
+            output::emit(source, &outcome.report, settings.format, &args.output, io)?;
+            Ok(output::exit_of(&outcome.report, &args.output))
+        }
+    }
+}
+
+/// `rcp`: the check pipeline, reported as the RCP results; exit 1 when an
+/// RCP check fails.
+fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let (outcome, settings, _) = run_check(source, args, io.progress)?;
+    output::write_to(&args.output, io, &mut |w, color| match settings.format {
+        Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
+        other => output::render(source, &outcome.report, other, color, w),
+    })?;
+    if args.output.exit_zero {
+        return Ok(Exit::Success);
+    }
+    let failed = outcome.report.benchmarks.iter().any(|b| {
+        b.rcp
+            .as_ref()
+            .is_some_and(|r| r.verdict == crate::stats::rcp::Verdict::Fail)
+    });
+    Ok(if failed {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+/// `score`: olympic scores per folder; `--csv` writes the summary columns.
+/// Exit 1 when a checked folder has no valid score.
+fn score(
+    source: &RuleSource,
+    args: &CheckArgs,
+    csv: Option<&std::path::Path>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let (outcome, settings, _) = run_check(source, args, io.progress)?;
+    let to_stdout = csv.is_some_and(|p| p.as_os_str() == "-");
+    match csv {
+        Some(_) if to_stdout => {
+            report::score::write_csv(&outcome.report, &outcome.systems, io.out)?
+        }
+        Some(path) => {
+            let mut file = std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+            report::score::write_csv(&outcome.report, &outcome.systems, &mut file)?;
+        }
+        None => {}
+    }
+    if !to_stdout {
+        output::write_to(&args.output, io, &mut |w, color| match settings.format {
+            Format::Text => Ok(report::score::render(&outcome.report, w)?),
+            other => output::render(source, &outcome.report, other, color, w),
+        })?;
+    }
+    if args.output.exit_zero {
+        return Ok(Exit::Success);
+    }
+    let invalid = outcome
+        .report
+        .benchmarks
+        .iter()
+        .any(|b| b.score.as_ref().is_some_and(|s| s.minutes.is_none()));
+    Ok(if invalid {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+fn repeat(
+    source: &RuleSource,
+    tolerance: f64,
+    format: Format,
+    logs: &[std::path::PathBuf],
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let rules = crate::repeat::RepeatRules::load(source)?;
+    let files: Vec<(String, std::path::PathBuf)> = logs
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                anyhow::bail!("{}: is a folder, not a log file", p.display());
+            }
+            Ok((crate::submission::paths::display_root(p), p.clone()))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let rep = crate::repeat::repeat(&rules, &files, tolerance)?;
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *io.out, &rep)?;
+            writeln!(io.out)?;
+        }
+        Format::Text => report::repeat::render(&rep, io.out)?,
+        other => anyhow::bail!(
+            "repeat writes text or json, not {}",
+            other
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string())
+        ),
+    }
+    Ok(if rep.repeatable {
+        Exit::Success
+    } else {
+        Exit::Findings
+    })
+}
+
+/// The check pipeline of `check`, `rcp` and `score`, over the paths given
+/// or over what a git change touches (`--staged`, `--changed-since`), with
+/// the settings of the flags and the project config.
+fn run_check(
+    source: &RuleSource,
+    args: &CheckArgs,
+    progress: bool,
+) -> anyhow::Result<(
+    audit::CheckOutcome,
+    crate::settings::Settings,
+    Option<crate::changes::Checked>,
+)> {
+    let settings = crate::settings::resolve(
+        args.usage.as_deref(),
+        args.ruleset.as_deref(),
+        args.output.format,
+    )?;
+    let rules = audit::Rules::load(source, &settings.usage, &settings.ruleset)?;
     let opts = CheckOptions {
-        usage: args.usage.clone(),
-        ruleset: args.ruleset.clone(),
+        usage: settings.usage.clone(),
+        ruleset: settings.ruleset.clone(),
         package: crate::submission::PackageOptions {
             rcp_bypass: args.rcp_bypass,
             seed_checker_bypass: args.seed_checker_bypass,
@@ -95,7 +242,7 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
         bert_train_samples: args.rcp_bert_train_samples,
         write_scaling: args.write_scaling,
     };
-    let bar: Box<dyn Progress> = if io.progress {
+    let bar: Box<dyn Progress> = if progress {
         Box::new(TerminalBar::new())
     } else {
         Box::new(Silent)
@@ -103,7 +250,8 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
     if let Some(changes) = args.changes.selection() {
         let result = crate::changes::check_changes(source, &rules, &opts, &changes, &*bar);
         bar.finish();
-        return crate::ci::changed_only(source, args, result?, io);
+        let (outcome, checked) = result?;
+        return Ok((outcome, settings, Some(checked)));
     }
     let outcome = match args.paths.as_slice() {
         [one] if !one.is_file() => {
@@ -129,8 +277,7 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
             audit::check_logs(source, &rules, many, &opts)?
         }
     };
-    output::emit(source, &outcome.report, &args.output, io)?;
-    Ok(output::exit_of(&outcome.report, &args.output))
+    Ok((outcome, settings, None))
 }
 
 fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {

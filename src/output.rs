@@ -31,23 +31,36 @@ pub fn render(
     Ok(())
 }
 
-/// Writes the report to `-o FILE`, or to standard output.
+/// Writes the report in `format` to `-o FILE`, or to standard output.
 pub fn emit(
     source: &RuleSource,
     report: &Report,
+    format: Format,
     args: &OutputArgs,
     io: &mut Io<'_>,
 ) -> anyhow::Result<()> {
-    let format = args.format.unwrap_or(Format::Text);
+    write_to(args, io, &mut |w, color| {
+        render(source, report, format, color, w)
+    })
+}
+
+/// Runs `write` on `-o FILE` (created or truncated), or on standard
+/// output; the flag tells whether colour may be used.
+pub fn write_to(
+    args: &OutputArgs,
+    io: &mut Io<'_>,
+    write: &mut dyn FnMut(&mut dyn Write, bool) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     match &args.output {
-        None => render(source, report, format, io.color, io.out),
+        None => write(io.out, io.color),
         Some(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| anyhow::anyhow!("{}: cannot write the report: {e}", path.display()))?;
+            let cannot = |e: std::io::Error| {
+                anyhow::anyhow!("{}: cannot write the report: {e}", path.display())
+            };
+            let file = std::fs::File::create(path).map_err(cannot)?;
             let mut w = std::io::BufWriter::new(file);
-            render(source, report, format, false, &mut w)?;
-            w.flush()
-                .map_err(|e| anyhow::anyhow!("{}: cannot write the report: {e}", path.display()))?;
+            write(&mut w, false)?;
+            w.flush().map_err(cannot)?;
             Ok(())
         }
     }

@@ -340,3 +340,56 @@ fn pre_push_hook_checks_what_the_push_changes() {
     );
     assert!(out.status.success(), "{}", text(&out));
 }
+
+#[test]
+fn project_config_supplies_ruleset_and_format_and_flags_override_it() {
+    let d = repo();
+    let r = d.path();
+    copy_dir(&example(), &r.join("Example"));
+    std::fs::write(
+        r.join(".mlaudit.toml"),
+        "ruleset = \"5.0.0\"\nformat = \"json\"\n",
+    )
+    .unwrap();
+    // Read from the repository top, also when run in a subfolder.
+    for (dir, path) in [
+        (r.to_path_buf(), FOLDER),
+        (r.join("Example/results"), "example_system/retinanet"),
+    ] {
+        let out = mlaudit(&dir, &["check", path]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json from the config");
+        assert_eq!(v["ruleset"], "5.0.0");
+    }
+    let out = mlaudit(
+        &r.join("Example"),
+        &["check", "--ruleset", "5.1.0", "--format", "sarif", "."],
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    assert_eq!(v["runs"][0]["properties"]["ruleset"], "5.1.0");
+
+    // The hook installed without --ruleset reads the config at each run.
+    let out = mlaudit(r, &["hook", "install"]);
+    assert!(text(&out).contains("read from"), "{}", text(&out));
+    let script = std::fs::read_to_string(r.join(".git/hooks/pre-commit")).unwrap();
+    assert!(!script.contains("--ruleset"), "{script}");
+    git_ok(r, &["add", "-A"]);
+    let out = git(r, &["commit", "-q", "-m", "example"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("training 5.0.0 rules"),
+        "{}",
+        text(&out)
+    );
+
+    // A broken config is an error naming the file.
+    std::fs::write(r.join(".mlaudit.toml"), "format = \"xml\"\n").unwrap();
+    let out = mlaudit(r, &["check", "Example"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains(".mlaudit.toml: format 'xml'"),
+        "{}",
+        text(&out)
+    );
+}

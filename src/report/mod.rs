@@ -4,7 +4,10 @@
 pub mod github;
 pub mod json;
 pub mod junit;
+pub mod rcp;
+pub mod repeat;
 pub mod sarif;
+pub mod score;
 pub mod text;
 
 use crate::finding::{Finding, Severity};
