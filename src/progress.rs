@@ -33,7 +33,10 @@ impl TerminalBar {
     pub const MIN_LOGS: u64 = 40;
 
     pub fn new() -> TerminalBar {
-        let bar = indicatif::ProgressBar::hidden();
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(0),
+            indicatif::ProgressDrawTarget::hidden(),
+        );
         if let Ok(style) = indicatif::ProgressStyle::with_template(
             "{spinner} checking logs {bar:30} {pos}/{len} ({elapsed})",
         ) {
@@ -64,5 +67,22 @@ impl Progress for TerminalBar {
 
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_counts_every_batch_and_stays_hidden_for_short_runs() {
+        let b = TerminalBar::new();
+        b.start(3);
+        b.start(2);
+        b.advance();
+        assert_eq!(b.bar.length(), Some(5));
+        assert_eq!(b.bar.position(), 1);
+        assert!(b.bar.is_hidden());
+        b.finish();
     }
 }
