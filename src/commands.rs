@@ -241,6 +241,7 @@ fn run_check(
         },
         bert_train_samples: args.rcp_bert_train_samples,
         write_scaling: args.write_scaling,
+        config: settings.config.clone(),
     };
     let bar: Box<dyn Progress> = if progress {
         Box::new(TerminalBar::new())

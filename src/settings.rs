@@ -1,14 +1,12 @@
 //! The settings a command runs with: its flags, else the project config
 //! (`.mlaudit.toml`, see [`crate::config`]), else the built-in defaults.
 //!
-//! The config is looked for in the current directory, then in each parent
-//! up to the top of the git work tree (outside a work tree: the current
-//! directory only); the first one found is used.
+//! The config is the first `.mlaudit.toml` found from the current
+//! directory up to the root of the git repository ([`Config::find`]).
 
 use crate::cli::Format;
 use crate::config::Config;
 use clap::ValueEnum;
-use std::path::PathBuf;
 
 pub const DEFAULT_USAGE: &str = "training";
 pub const DEFAULT_RULESET: &str = "6.1.0";
@@ -23,22 +21,10 @@ pub struct Settings {
     pub config: Option<Config>,
 }
 
-/// The project config that applies in the current directory, if any.
+/// The project config that applies in the current directory, if any
+/// ([`Config::find`]).
 pub fn find_config() -> anyhow::Result<Option<Config>> {
-    let cwd = std::env::current_dir()?;
-    let levels = crate::git::WorkTree::current()
-        .map(|w| w.cdup.split('/').filter(|p| !p.is_empty()).count())
-        .unwrap_or(0);
-    let mut dir: PathBuf = cwd;
-    for _ in 0..=levels {
-        if let Some(cfg) = Config::load(&dir)? {
-            return Ok(Some(cfg));
-        }
-        if !dir.pop() {
-            break;
-        }
-    }
-    Ok(None)
+    Ok(Config::find(&std::env::current_dir()?)?)
 }
 
 /// Merges flags (`None`: not given) with the config found from the current

@@ -44,6 +44,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Bypasses requested (command line or `package_checker_params`).
     pub bypasses: Vec<BypassUse>,
+    /// Findings a waiver of the project config covers (reviewed exceptions).
+    pub waived: Vec<Finding>,
 }
 
 /// One `results/<system>/<benchmark>` folder in the report.
@@ -170,6 +172,7 @@ impl Report {
             benchmarks: Vec::new(),
             findings,
             bypasses: Vec::new(),
+            waived: Vec::new(),
         }
     }
 }
@@ -184,6 +187,7 @@ impl Report {
         let mut benchmarks = Vec::new();
         let mut findings = Vec::new();
         let mut bypasses = Vec::new();
+        let mut waived = Vec::new();
         let mut verdict = Verdict::Pass;
         let mut official = Verdict::Pass;
         for p in parts {
@@ -191,6 +195,7 @@ impl Report {
             benchmarks.extend(p.benchmarks);
             findings.extend(p.findings);
             bypasses.extend(p.bypasses);
+            waived.extend(p.waived);
             if p.verdict == Verdict::Fail {
                 verdict = Verdict::Fail;
             }
@@ -211,6 +216,8 @@ impl Report {
         report.summary.benchmarks = benchmarks.len();
         report.benchmarks = benchmarks;
         report.bypasses = bypasses;
+        crate::finding::sort_findings(&mut waived);
+        report.waived = waived;
         report
     }
 }
