@@ -17,6 +17,7 @@ use crate::codes::CodeRegistry;
 use crate::config::Config;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::policy::{self, PolicyError, PolicyRules};
+use crate::progress::{Progress, Silent};
 use crate::report::{BenchmarkReport, Report};
 use crate::ruledata::RuleSource;
 use crate::rules::{self, LogCheck, Ruleset, Verdict};
@@ -88,8 +89,19 @@ pub fn check_path(
     input: &Path,
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
+    check_path_with_progress(source, rules, input, opts, &Silent)
+}
+
+/// [`check_path`], telling `progress` about the logs as they are checked.
+pub fn check_path_with_progress(
+    source: &RuleSource,
+    rules: &Rules,
+    input: &Path,
+    opts: &CheckOptions,
+    progress: &dyn Progress,
+) -> anyhow::Result<CheckOutcome> {
     let tree = submission::discover(input);
-    check_tree(source, rules, &tree, opts)
+    check_tree(source, rules, &tree, opts, progress)
 }
 
 /// Checks log files given one by one: compliance only.
@@ -100,7 +112,7 @@ pub fn check_logs(
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
     let tree = submission::discover_logs(files);
-    check_tree(source, rules, &tree, opts)
+    check_tree(source, rules, &tree, opts, &Silent)
 }
 
 fn check_tree(
@@ -108,6 +120,7 @@ fn check_tree(
     rules: &Rules,
     tree: &submission::Submission,
     opts: &CheckOptions,
+    progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
     let systems = read_systems(tree);
     let division_of = |system: &str| {
@@ -127,6 +140,7 @@ fn check_tree(
         .flat_map(|b| b.result_logs.iter().map(move |f| (f, Some(b))))
         .chain(tree.logs.iter().map(|f| (f, None)))
         .collect();
+    progress.start(files.len());
     let checked: Vec<(LogCheck, Vec<Finding>)> = files
         .par_iter()
         .map(|(f, dir)| {
@@ -141,6 +155,7 @@ fn check_tree(
                 ),
                 None => Vec::new(),
             };
+            progress.advance();
             (log, pol)
         })
         .collect();

@@ -21,20 +21,26 @@ pub struct Cli {
 pub enum Format {
     Text,
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
+    /// JUnit XML, for CI test reports.
+    Junit,
+    /// GitHub Actions annotations (workflow commands).
+    Github,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check training logs against the compliance rules of a ruleset.
     Log {
-        /// Benchmark family of the rules.
-        #[arg(long, default_value = "training")]
-        usage: String,
-        /// Rules version, e.g. 5.0.0.
-        #[arg(long, default_value = "6.1.0")]
-        ruleset: String,
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        /// Benchmark family of the rules [default: project config, else training].
+        #[arg(long)]
+        usage: Option<String>,
+        /// Rules version, e.g. 5.0.0 [default: project config, else 6.1.0].
+        #[arg(long)]
+        ruleset: Option<String>,
+        #[command(flatten)]
+        output: OutputArgs,
         /// Log files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -70,6 +76,11 @@ pub enum Command {
         #[command(subcommand)]
         command: RulesCommand,
     },
+    /// Install or remove the git hook that checks what a commit or push changes.
+    Hook {
+        #[command(subcommand)]
+        command: HookCommand,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,14 +99,16 @@ pub enum RulesCommand {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Benchmark family of the rules.
-    #[arg(long, default_value = "training")]
-    pub usage: String,
-    /// Rules version of the round, e.g. 5.0.0.
-    #[arg(long, default_value = "6.1.0")]
-    pub ruleset: String,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// Benchmark family of the rules [default: project config, else training].
+    #[arg(long)]
+    pub usage: Option<String>,
+    /// Rules version of the round, e.g. 5.0.0 [default: project config, else 6.1.0].
+    #[arg(long)]
+    pub ruleset: Option<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub changes: ChangeArgs,
     /// Accept a bypassable RCP failure (as package_checker --rcp-bypass).
     #[arg(long)]
     pub rcp_bypass: bool,
@@ -110,6 +123,81 @@ pub struct CheckArgs {
     #[arg(long)]
     pub write_scaling: bool,
     /// A package, a benchmark folder, or log files.
-    #[arg(required = true)]
+    #[arg(required_unless_present_any = ["staged", "changed_since"])]
     pub paths: Vec<PathBuf>,
+}
+
+// ---- CI integration (issue 7): output formats, changed-only checks, hooks.
+
+/// Where the report goes and what makes the run fail.
+#[derive(Debug, Clone, clap::Args)]
+pub struct OutputArgs {
+    /// Report format [default: project config, else text].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit 1 on a failing verdict (error), or also on any warning.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// Exit 0 even when the checks fail (2 still means mlaudit could not check).
+    #[arg(long)]
+    pub exit_zero: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+}
+
+/// Check only what a git change touches.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChangeArgs {
+    /// Check the benchmark folders and packages the staged changes touch
+    /// (their working-tree files, whole folders).
+    #[arg(long, conflicts_with_all = ["paths", "changed_since"])]
+    pub staged: bool,
+    /// Check the benchmark folders and packages changed since REV
+    /// (`git diff REV`: commits and uncommitted changes).
+    #[arg(long, value_name = "REV", conflicts_with = "paths")]
+    pub changed_since: Option<String>,
+}
+
+impl ChangeArgs {
+    /// The change to check, when one was asked for.
+    pub fn selection(&self) -> Option<crate::git::Changes<'_>> {
+        if self.staged {
+            Some(crate::git::Changes::Staged)
+        } else {
+            self.changed_since
+                .as_deref()
+                .map(crate::git::Changes::Since)
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Write a git hook that runs `mlaudit check` on what a commit (or push) changes.
+    Install {
+        /// Benchmark family of the rules, written into the hook.
+        #[arg(long)]
+        usage: Option<String>,
+        /// Rules version written into the hook (else the project config or the default).
+        #[arg(long)]
+        ruleset: Option<String>,
+        #[arg(long, value_enum, default_value_t = crate::hook::HookKind::PreCommit)]
+        hook: crate::hook::HookKind,
+        /// Replace a hook mlaudit did not write.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove the hooks mlaudit wrote (others are left alone).
+    Uninstall {
+        /// Only this hook [default: both].
+        #[arg(long, value_enum)]
+        hook: Option<crate::hook::HookKind>,
+    },
 }

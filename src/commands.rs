@@ -2,11 +2,14 @@
 //! command can be tested without a process; `main.rs` only wires stdio.
 
 use crate::audit::{self, CheckOptions};
-use crate::cli::{CheckArgs, Cli, Command, Format, RulesCommand};
+use crate::cli::{CheckArgs, Cli, Command, Format, OutputArgs, RulesCommand};
 use crate::codes::CodeRegistry;
+use crate::output;
+use crate::progress::{Progress, Silent, TerminalBar};
 use crate::report::{self, Report};
 use crate::ruledata::RuleSource;
-use crate::rules::{self, Ruleset, Verdict};
+use crate::rules::{self, Ruleset};
+use clap::ValueEnum;
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -23,6 +26,8 @@ pub struct Io<'a> {
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
     pub color: bool,
+    /// Draw a progress bar on standard error (only when it is a terminal).
+    pub progress: bool,
 }
 
 pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
@@ -31,9 +36,16 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
         Command::Log {
             usage,
             ruleset,
-            format,
+            output,
             files,
-        } => log(&source, &usage, &ruleset, format, &files, io),
+        } => log(
+            &source,
+            usage.as_deref(),
+            ruleset.as_deref(),
+            &output,
+            &files,
+            io,
+        ),
         Command::Check(args) => check(&source, &args, io),
         Command::Rcp(args) => rcp(&source, &args, io),
         Command::Score { check, csv } => score(&source, &check, csv.as_deref(), io),
@@ -43,6 +55,7 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
             logs,
         } => repeat(&source, tolerance, format, &logs, io),
         Command::Rules { command } => rules_cmd(&source, command, io),
+        Command::Hook { command } => crate::ci::hook(cli.rules.as_deref(), command, io),
     };
     match result {
         Ok(exit) => exit,
@@ -61,12 +74,14 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
 
 fn log(
     source: &RuleSource,
-    usage: &str,
-    version: &str,
-    format: Format,
+    usage: Option<&str>,
+    version: Option<&str>,
+    output: &OutputArgs,
     files: &[std::path::PathBuf],
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
+    let settings = crate::settings::resolve(usage, version, output.format)?;
+    let (usage, version) = (settings.usage.as_str(), settings.ruleset.as_str());
     let ruleset = Ruleset::load(source, usage, version)?;
     for f in files {
         if f.is_dir() {
@@ -81,23 +96,31 @@ fn log(
         .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
         .collect();
     let report = Report::from_logs(usage, version, ".", logs);
-    render(&report, format, io)?;
-    Ok(exit_of(&report))
+    output::emit(source, &report, settings.format, output, io)?;
+    Ok(output::exit_of(&report, output))
 }
 
 fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
-    let outcome = run_check(source, args)?;
-    render(&outcome.report, args.format, io)?;
-    Ok(exit_of(&outcome.report))
+    let (outcome, settings, changes) = run_check(source, args, io.progress)?;
+    match changes {
+        Some(changes) => crate::ci::changed_only(source, args, &settings, &outcome, &changes, io),
+        None => {
+            output::emit(source, &outcome.report, settings.format, &args.output, io)?;
+            Ok(output::exit_of(&outcome.report, &args.output))
+        }
+    }
 }
 
 /// `rcp`: the check pipeline, reported as the RCP results; exit 1 when an
 /// RCP check fails.
 fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
-    let outcome = run_check(source, args)?;
-    match args.format {
-        Format::Json => report::json::render(&outcome.report, io.out)?,
-        Format::Text => report::rcp::render(&outcome.report, io.out)?,
+    let (outcome, settings, _) = run_check(source, args, io.progress)?;
+    output::write_to(&args.output, io, &mut |w, color| match settings.format {
+        Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
+        other => output::render(source, &outcome.report, other, color, w),
+    })?;
+    if args.output.exit_zero {
+        return Ok(Exit::Success);
     }
     let failed = outcome.report.benchmarks.iter().any(|b| {
         b.rcp
@@ -119,7 +142,7 @@ fn score(
     csv: Option<&std::path::Path>,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
-    let outcome = run_check(source, args)?;
+    let (outcome, settings, _) = run_check(source, args, io.progress)?;
     let to_stdout = csv.is_some_and(|p| p.as_os_str() == "-");
     match csv {
         Some(_) if to_stdout => {
@@ -133,10 +156,13 @@ fn score(
         None => {}
     }
     if !to_stdout {
-        match args.format {
-            Format::Json => report::json::render(&outcome.report, io.out)?,
-            Format::Text => report::score::render(&outcome.report, io.out)?,
-        }
+        output::write_to(&args.output, io, &mut |w, color| match settings.format {
+            Format::Text => Ok(report::score::render(&outcome.report, w)?),
+            other => output::render(source, &outcome.report, other, color, w),
+        })?;
+    }
+    if args.output.exit_zero {
+        return Ok(Exit::Success);
     }
     let invalid = outcome
         .report
@@ -174,6 +200,12 @@ fn repeat(
             writeln!(io.out)?;
         }
         Format::Text => report::repeat::render(&rep, io.out)?,
+        other => anyhow::bail!(
+            "repeat writes text or json, not {}",
+            other
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string())
+        ),
     }
     Ok(if rep.repeatable {
         Exit::Success
@@ -182,25 +214,54 @@ fn repeat(
     })
 }
 
-fn run_check(source: &RuleSource, args: &CheckArgs) -> anyhow::Result<audit::CheckOutcome> {
-    let rules = audit::Rules::load(source, &args.usage, &args.ruleset)?;
+/// The check pipeline of `check`, `rcp` and `score`, over the paths given
+/// or over what a git change touches (`--staged`, `--changed-since`), with
+/// the settings of the flags and the project config.
+fn run_check(
+    source: &RuleSource,
+    args: &CheckArgs,
+    progress: bool,
+) -> anyhow::Result<(
+    audit::CheckOutcome,
+    crate::settings::Settings,
+    Option<crate::changes::Checked>,
+)> {
+    let settings = crate::settings::resolve(
+        args.usage.as_deref(),
+        args.ruleset.as_deref(),
+        args.output.format,
+    )?;
+    let rules = audit::Rules::load(source, &settings.usage, &settings.ruleset)?;
     let opts = CheckOptions {
-        usage: args.usage.clone(),
-        ruleset: args.ruleset.clone(),
+        usage: settings.usage.clone(),
+        ruleset: settings.ruleset.clone(),
         package: crate::submission::PackageOptions {
             rcp_bypass: args.rcp_bypass,
             seed_checker_bypass: args.seed_checker_bypass,
         },
         bert_train_samples: args.rcp_bert_train_samples,
         write_scaling: args.write_scaling,
-        config: crate::config::Config::find(&std::env::current_dir()?)?,
+        config: settings.config.clone(),
     };
+    let bar: Box<dyn Progress> = if progress {
+        Box::new(TerminalBar::new())
+    } else {
+        Box::new(Silent)
+    };
+    if let Some(changes) = args.changes.selection() {
+        let result = crate::changes::check_changes(source, &rules, &opts, &changes, &*bar);
+        bar.finish();
+        let (outcome, checked) = result?;
+        return Ok((outcome, settings, Some(checked)));
+    }
     let outcome = match args.paths.as_slice() {
         [one] if !one.is_file() => {
             if !one.exists() {
                 anyhow::bail!("{}: no such file or folder", one.display());
             }
-            audit::check_path(source, &rules, one, &opts)?
+            let outcome = audit::check_path_with_progress(source, &rules, one, &opts, &*bar);
+            bar.finish();
+            outcome?
         }
         many => {
             if let Some(d) = many.iter().find(|p| !p.is_file()) {
@@ -217,23 +278,7 @@ fn run_check(source: &RuleSource, args: &CheckArgs) -> anyhow::Result<audit::Che
             audit::check_logs(source, &rules, many, &opts)?
         }
     };
-    Ok(outcome)
-}
-
-fn render(report: &Report, format: Format, io: &mut Io<'_>) -> anyhow::Result<()> {
-    match format {
-        Format::Json => report::json::render(report, io.out)?,
-        Format::Text => report::text::render(report, io.color, io.out)?,
-    }
-    Ok(())
-}
-
-fn exit_of(report: &Report) -> Exit {
-    if report.verdict == Verdict::Pass {
-        Exit::Success
-    } else {
-        Exit::Findings
-    }
+    Ok((outcome, settings, None))
 }
 
 fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {

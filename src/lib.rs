@@ -5,16 +5,23 @@
 //! binary prints.
 
 pub mod audit;
+pub mod changes;
+pub mod ci;
 pub mod cli;
 pub mod codes;
 pub mod commands;
 pub mod config;
 pub mod finding;
+pub mod git;
+pub mod hook;
 pub mod mllog;
+pub mod output;
 pub mod policy;
+pub mod progress;
 pub mod repeat;
 pub mod report;
 pub mod ruledata;
 pub mod rules;
+pub mod settings;
 pub mod stats;
 pub mod submission;

@@ -9,6 +9,7 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let progress = std::io::stderr().is_terminal();
     let mut err = std::io::stderr();
     let exit = run(
         cli,
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
             out: &mut out,
             err: &mut err,
             color,
+            progress,
         },
     );
     let _ = std::io::Write::flush(&mut out);

@@ -1,9 +1,12 @@
 //! The report: everything a renderer needs, shaped as the JSON contract
 //! (`shared/spec/json-report.md`). Renderers never compute; checks never print.
 
+pub mod github;
 pub mod json;
+pub mod junit;
 pub mod rcp;
 pub mod repeat;
+pub mod sarif;
 pub mod score;
 pub mod text;
 
@@ -171,5 +174,50 @@ impl Report {
             bypasses: Vec::new(),
             waived: Vec::new(),
         }
+    }
+}
+
+impl Report {
+    /// One report of several checks made with the same rules (the folders
+    /// and packages a change touches): logs, folders and findings
+    /// gathered and sorted, counts recomputed, and the verdicts failing
+    /// when any part fails. `root` names what was checked as a whole.
+    pub fn merge(usage: &str, ruleset: &str, root: &str, parts: Vec<Report>) -> Report {
+        let mut logs = Vec::new();
+        let mut benchmarks = Vec::new();
+        let mut findings = Vec::new();
+        let mut bypasses = Vec::new();
+        let mut waived = Vec::new();
+        let mut verdict = Verdict::Pass;
+        let mut official = Verdict::Pass;
+        for p in parts {
+            logs.extend(p.logs);
+            benchmarks.extend(p.benchmarks);
+            findings.extend(p.findings);
+            bypasses.extend(p.bypasses);
+            waived.extend(p.waived);
+            if p.verdict == Verdict::Fail {
+                verdict = Verdict::Fail;
+            }
+            if p.official_verdict == Verdict::Fail {
+                official = Verdict::Fail;
+            }
+        }
+        logs.sort_by(|a, b| a.path.cmp(&b.path));
+        logs.dedup_by(|a, b| a.path == b.path);
+        benchmarks.sort_by(|a, b| a.path.cmp(&b.path));
+        benchmarks.dedup_by(|a, b| a.path == b.path);
+        crate::finding::sort_findings(&mut findings);
+        bypasses.sort();
+        bypasses.dedup();
+        let mut report = Report::new(usage, ruleset, root, logs, findings);
+        report.verdict = verdict;
+        report.official_verdict = official;
+        report.summary.benchmarks = benchmarks.len();
+        report.benchmarks = benchmarks;
+        report.bypasses = bypasses;
+        crate::finding::sort_findings(&mut waived);
+        report.waived = waived;
+        report
     }
 }

@@ -1,0 +1,86 @@
+//! `--format github`: GitHub Actions workflow commands, one annotation per
+//! finding, then a one-line summary:
+//!
+//! ```text
+//! ::error file=A/results/s/bert/result_3.txt,line=57,title=LOG001::required exactly one 'init_stop' but found 0
+//! ```
+//!
+//! Severity `note` is a `::notice`. Paths are relative to the repository
+//! top. Values are escaped as the runner expects: in the message `%`, CR
+//! and LF; in properties also `:` and `,`.
+
+use super::Report;
+use crate::finding::Severity;
+use crate::rules::Verdict;
+use std::io::{self, Write};
+
+/// Renders `report`; `repo_prefix` as in [`super::sarif::render`].
+pub fn render(report: &Report, repo_prefix: &str, out: &mut dyn Write) -> io::Result<()> {
+    for f in &report.findings {
+        let command = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "notice",
+        };
+        let file = crate::git::repo_relative(repo_prefix, &f.path);
+        let mut props = format!("file={}", escape_property(&file));
+        if let Some(line) = f.line.filter(|l| *l > 0) {
+            props.push_str(&format!(",line={line}"));
+        }
+        props.push_str(&format!(",title={}", escape_property(&f.code)));
+        let mut message = f.message.clone();
+        if let Some(help) = &f.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        writeln!(out, "::{command} {props}::{}", escape_data(&message))?;
+    }
+    let verdict = match report.verdict {
+        Verdict::Pass => "PASS",
+        Verdict::Fail => "FAIL",
+    };
+    writeln!(
+        out,
+        "mlaudit {verdict}: {} logs in {} benchmark folders checked with {} {} rules; {} errors, {} warnings",
+        report.summary.logs,
+        report.summary.benchmarks,
+        report.usage,
+        report.ruleset,
+        report.summary.errors,
+        report.summary.warnings
+    )
+}
+
+/// Escapes a workflow-command message: `%`, `\r`, `\n`.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow-command property value: as [`escape_data`], plus
+/// `:` and `,`.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_escapes_percent_and_line_breaks_only() {
+        assert_eq!(escape_data("100% done"), "100%25 done");
+        assert_eq!(escape_data("a\r\nb"), "a%0D%0Ab");
+        assert_eq!(escape_data("a:b,c"), "a:b,c");
+        // `%` first, so an escape in the input is not decoded later.
+        assert_eq!(escape_data("%0A"), "%250A");
+    }
+
+    #[test]
+    fn properties_also_escape_colon_and_comma() {
+        assert_eq!(escape_property("C:\\x,y"), "C%3A\\x%2Cy");
+        assert_eq!(escape_property("a%\n"), "a%25%0A");
+        assert_eq!(escape_property("results/s/bm"), "results/s/bm");
+    }
+}
