@@ -113,6 +113,14 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
         }
     };
     render(&outcome.report, args.format, io)?;
+    if let Some(file) = &args.html {
+        let opts = report::html::HtmlOptions {
+            source,
+            rules: &rules,
+            command: report::html::command_line(args, source),
+        };
+        report::html::write_report(file, &outcome, &opts)?;
+    }
     Ok(exit_of(&outcome.report))
 }
 
