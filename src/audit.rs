@@ -23,7 +23,7 @@ use crate::submission::{
     self, check_package, BenchmarkDir, InputKind, LogOutcome, PackageOptions, PackageRules,
 };
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// What `check` was asked to do.
@@ -44,6 +44,8 @@ pub struct CheckOutcome {
     pub report: Report,
     /// The runs of each checked benchmark folder, by folder display path.
     pub runs: Vec<FolderRuns>,
+    /// The system descriptions that could be read, by system id.
+    pub systems: BTreeMap<String, serde_json::Value>,
 }
 
 /// The rule data `check` needs, loaded once.
@@ -222,7 +224,20 @@ fn check_tree(
     report.summary.benchmarks = benchmarks.len();
     report.bypasses = package.bypasses.clone();
     report.benchmarks = benchmarks;
-    Ok(CheckOutcome { report, runs })
+    let systems = tree
+        .systems
+        .iter()
+        .filter_map(|s| {
+            let text = std::fs::read(&s.file.fs).ok()?;
+            let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+            v.is_object().then(|| (s.id.clone(), v))
+        })
+        .collect();
+    Ok(CheckOutcome {
+        report,
+        runs,
+        systems,
+    })
 }
 
 /// Writes `scaling.json` where the official RCP checker would.

@@ -42,6 +42,29 @@ pub enum Command {
     /// Check a submission package, one results/<system>/<benchmark> folder,
     /// or log files: compliance, package rules, RCP, score and statistics.
     Check(CheckArgs),
+    /// The RCP check of benchmark folders (or every folder of a package).
+    Rcp(CheckArgs),
+    /// Olympic scores of every benchmark folder of a package, as
+    /// result_summarizer computes them.
+    Score {
+        #[command(flatten)]
+        check: CheckArgs,
+        /// Also write the scores as CSV to this file (`-` for stdout).
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+    },
+    /// Compare runs made with the same seed, code and configuration: are
+    /// their logged numbers identical, or within a tolerance?
+    Repeat {
+        /// Largest accepted relative deviation |a-b|/max(|a|,|b|).
+        #[arg(long, default_value_t = 0.0)]
+        tolerance: f64,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The reference log, then the logs compared with it.
+        #[arg(required = true, num_args = 2..)]
+        logs: Vec<PathBuf>,
+    },
     /// List or explain rules.
     Rules {
         #[command(subcommand)]

@@ -35,6 +35,13 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
             files,
         } => log(&source, &usage, &ruleset, format, &files, io),
         Command::Check(args) => check(&source, &args, io),
+        Command::Rcp(args) => rcp(&source, &args, io),
+        Command::Score { check, csv } => score(&source, &check, csv.as_deref(), io),
+        Command::Repeat {
+            tolerance,
+            format,
+            logs,
+        } => repeat(&source, tolerance, format, &logs, io),
         Command::Rules { command } => rules_cmd(&source, command, io),
     };
     match result {
@@ -79,6 +86,124 @@ fn log(
 }
 
 fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let outcome = run_check(source, args)?;
+    render(&outcome.report, args.format, io)?;
+    write_html(source, args, &outcome)?;
+    Ok(exit_of(&outcome.report))
+}
+
+/// `--html FILE`: the HTML report of the outcome.
+fn write_html(
+    source: &RuleSource,
+    args: &CheckArgs,
+    outcome: &audit::CheckOutcome,
+) -> anyhow::Result<()> {
+    let Some(file) = &args.html else {
+        return Ok(());
+    };
+    let rules = audit::Rules::load(source, &args.usage, &args.ruleset)?;
+    let opts = report::html::HtmlOptions {
+        source,
+        rules: &rules,
+        command: report::html::command_line(args, source),
+    };
+    report::html::write_report(file, outcome, &opts)
+}
+
+/// `rcp`: the check pipeline, reported as the RCP results; exit 1 when an
+/// RCP check fails.
+fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let outcome = run_check(source, args)?;
+    match args.format {
+        Format::Json => report::json::render(&outcome.report, io.out)?,
+        Format::Text => report::rcp::render(&outcome.report, io.out)?,
+    }
+    write_html(source, args, &outcome)?;
+    let failed = outcome.report.benchmarks.iter().any(|b| {
+        b.rcp
+            .as_ref()
+            .is_some_and(|r| r.verdict == crate::stats::rcp::Verdict::Fail)
+    });
+    Ok(if failed {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+/// `score`: olympic scores per folder; `--csv` writes the summary columns.
+/// Exit 1 when a checked folder has no valid score.
+fn score(
+    source: &RuleSource,
+    args: &CheckArgs,
+    csv: Option<&std::path::Path>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let outcome = run_check(source, args)?;
+    let to_stdout = csv.is_some_and(|p| p.as_os_str() == "-");
+    match csv {
+        Some(_) if to_stdout => {
+            report::score::write_csv(&outcome.report, &outcome.systems, io.out)?
+        }
+        Some(path) => {
+            let mut file = std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+            report::score::write_csv(&outcome.report, &outcome.systems, &mut file)?;
+        }
+        None => {}
+    }
+    if !to_stdout {
+        match args.format {
+            Format::Json => report::json::render(&outcome.report, io.out)?,
+            Format::Text => report::score::render(&outcome.report, io.out)?,
+        }
+    }
+    write_html(source, args, &outcome)?;
+    let invalid = outcome
+        .report
+        .benchmarks
+        .iter()
+        .any(|b| b.score.as_ref().is_some_and(|s| s.minutes.is_none()));
+    Ok(if invalid {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+fn repeat(
+    source: &RuleSource,
+    tolerance: f64,
+    format: Format,
+    logs: &[std::path::PathBuf],
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let rules = crate::repeat::RepeatRules::load(source)?;
+    let files: Vec<(String, std::path::PathBuf)> = logs
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                anyhow::bail!("{}: is a folder, not a log file", p.display());
+            }
+            Ok((crate::submission::paths::display_root(p), p.clone()))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let rep = crate::repeat::repeat(&rules, &files, tolerance)?;
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *io.out, &rep)?;
+            writeln!(io.out)?;
+        }
+        Format::Text => report::repeat::render(&rep, io.out)?,
+    }
+    Ok(if rep.repeatable {
+        Exit::Success
+    } else {
+        Exit::Findings
+    })
+}
+
+fn run_check(source: &RuleSource, args: &CheckArgs) -> anyhow::Result<audit::CheckOutcome> {
     let rules = audit::Rules::load(source, &args.usage, &args.ruleset)?;
     let opts = CheckOptions {
         usage: args.usage.clone(),
@@ -112,16 +237,7 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
             audit::check_logs(source, &rules, many, &opts)?
         }
     };
-    render(&outcome.report, args.format, io)?;
-    if let Some(file) = &args.html {
-        let opts = report::html::HtmlOptions {
-            source,
-            rules: &rules,
-            command: report::html::command_line(args, source),
-        };
-        report::html::write_report(file, &outcome, &opts)?;
-    }
-    Ok(exit_of(&outcome.report))
+    Ok(outcome)
 }
 
 fn render(report: &Report, format: Format, io: &mut Io<'_>) -> anyhow::Result<()> {

@@ -12,68 +12,13 @@
 //! - every path is relative to the folder the command ran in;
 //! - nothing in the corpus changes.
 
+mod common;
+use common::{close, corpus, fingerprint, ruleset, tsv};
+
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::Path;
 use std::process::Command;
-
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.join("expected/package.tsv").is_file() {
-        Some(p)
-    } else {
-        println!("skipped: ../shared/corpus not found");
-        None
-    }
-}
-
-fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
-    lines
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            head.iter()
-                .map(|h| h.to_string())
-                .zip(
-                    l.split('\t')
-                        .map(str::to_string)
-                        .chain(std::iter::repeat(String::new())),
-                )
-                .collect()
-        })
-        .collect()
-}
-
-fn ruleset(round: &str) -> String {
-    format!("{}.0", round.trim_start_matches('v'))
-}
-
-fn fingerprint(root: &Path) -> BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let Ok(m) = e.path().symlink_metadata() else {
-                continue;
-            };
-            if m.is_dir() {
-                stack.push(e.path());
-            } else {
-                out.insert(e.path(), (m.len(), m.modified().ok()));
-            }
-        }
-    }
-    out
-}
-
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * b.abs()
-}
 
 /// Packages where mlaudit's verdict is stricter than the official one, and
 /// the extra code that makes it so. tinycorp v4.1: `result_8.txt` of

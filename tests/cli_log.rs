@@ -76,7 +76,7 @@ fn json_output_follows_the_contract() {
 fn passing_logs_exit_zero() {
     let out = mlaudit(&["log", "--ruleset", "5.0.0", EXAMPLE[0]]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(text(&out.stdout).starts_with("PASS: 1 logs"));
+    assert!(text(&out.stdout).starts_with("PASS: 1 log checked"));
 }
 
 #[test]

@@ -4,63 +4,15 @@
 //! match the official ones in kind, folder and count, and nothing in the
 //! corpus changes.
 
+mod common;
+use common::{corpus, fingerprint, ruleset, tsv};
+
 use mlaudit::finding::Severity;
 use mlaudit::ruledata::RuleSource;
 use mlaudit::submission::{check_package, discover, LogOutcome, PackageOptions, PackageRules};
 use regex::Regex;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
-
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.join("expected/package.tsv").is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipped: ../shared/corpus not found");
-        None
-    }
-}
-
-fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split('\t').chain(std::iter::repeat("")))
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn ruleset(round: &str) -> String {
-    format!("{}.0", round.trim_start_matches('v'))
-}
-
-/// Path, length and modification time of every file below `root`.
-fn fingerprint(root: &Path) -> BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let Ok(m) = e.path().symlink_metadata() else {
-                continue;
-            };
-            if m.is_dir() {
-                stack.push(e.path());
-            } else {
-                out.insert(e.path(), (m.len(), m.modified().ok()));
-            }
-        }
-    }
-    out
-}
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
 
 #[test]
 fn corpus_packages_get_the_official_verdict_and_warnings() {

@@ -4,42 +4,13 @@
 //!
 //! Run: `cargo test --release --test stats_corpus -- --nocapture`
 
+mod common;
+use common::{close, corpus, tsv};
+
 use mlaudit::ruledata::RuleSource;
 use mlaudit::stats::{self, rcp::Verdict, FolderReport, Options};
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.join("expected/rcp.tsv").is_file() {
-        Some(p)
-    } else {
-        println!("skipped: ../shared/corpus not found");
-        None
-    }
-}
-
-/// Rows of a TSV file as maps from column name to value.
-fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let head: Vec<String> = lines
-        .next()
-        .unwrap_or_default()
-        .split('\t')
-        .map(str::to_string)
-        .collect();
-    lines
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            head.iter()
-                .cloned()
-                .zip(l.split('\t').map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
 
 fn ruleset(round: &str) -> &'static str {
     match round {
@@ -127,10 +98,6 @@ fn load() -> Option<&'static Corpus> {
             })
         })
         .as_ref()
-}
-
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * b.abs()
 }
 
 #[test]

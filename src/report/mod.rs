@@ -3,6 +3,9 @@
 
 pub mod html;
 pub mod json;
+pub mod rcp;
+pub mod repeat;
+pub mod score;
 pub mod text;
 
 use crate::finding::{Finding, Severity};

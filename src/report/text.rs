@@ -42,17 +42,38 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
     let folders = if report.benchmarks.is_empty() {
         String::new()
     } else {
-        format!(" in {} benchmark folders", report.benchmarks.len())
+        format!(
+            " in {}",
+            plural(
+                report.benchmarks.len(),
+                "benchmark folder",
+                "benchmark folders"
+            )
+        )
     };
     writeln!(
         out,
-        "{verdict}: {} logs{folders} checked with training {} rules, {} failed; {} errors, {} warnings",
-        report.logs.len(),
+        "{verdict}: {}{folders} checked with {} {} rules, {} failed; {}, {}",
+        plural(report.logs.len(), "log", "logs"),
+        report.usage,
         report.ruleset,
         failed,
-        report.summary.errors,
-        report.summary.warnings
+        plural(report.summary.errors, "error", "errors"),
+        plural(report.summary.warnings, "warning", "warnings")
     )?;
+    let tolerated: usize = report
+        .benchmarks
+        .iter()
+        .filter(|b| b.verdict == FolderVerdict::Pass)
+        .map(|b| b.non_compliant.len())
+        .sum();
+    if tolerated > 0 && report.verdict == Verdict::Pass {
+        writeln!(
+            out,
+            "note: {} accepted under olympic scoring (a failed run counts as the slowest)",
+            plural(tolerated, "non-compliant run", "non-compliant runs")
+        )?;
+    }
     if report.official_verdict != report.verdict {
         let official = match report.official_verdict {
             Verdict::Pass => "PASS",
@@ -103,4 +124,8 @@ fn benchmark_line(b: &BenchmarkReport, paint: &dyn Fn(&str, &str) -> String) -> 
         b.division.as_deref().unwrap_or("division unknown"),
         parts.join("; ")
     )
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -1,0 +1,299 @@
+//! The project config `.mlaudit.toml` at the root of a repository or
+//! submission package:
+//!
+//! ```toml
+//! ruleset = "5.0.0"        # optional defaults; command-line flags win
+//! usage = "training"
+//! format = "text"
+//!
+//! [[waiver]]
+//! code = "POL014"                                  # required
+//! path = "benchmarks/bert/implementations/**"      # optional: glob or prefix
+//! line = 12                                        # optional
+//! reason = "PowerSGD hook is defined but never registered (review 2025-05-02)"  # required
+//! ```
+//!
+//! A waiver moves the findings it matches out of the report into a
+//! "waived" list; a waiver that matches nothing is a CFG001 warning. A
+//! waiver without a reason, or any other mistake, is a [`ConfigError`]
+//! naming the file and line.
+
+use crate::finding::{Finding, Severity};
+use regex::Regex;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The file name looked for.
+pub const FILE_NAME: &str = ".mlaudit.toml";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiver {
+    pub code: String,
+    /// Glob (`*`, `**`, `?`) or path prefix, compared with the finding's path.
+    pub path: Option<String>,
+    pub line: Option<u64>,
+    pub reason: String,
+    /// Line of the `[[waiver]]` entry in the config file.
+    pub config_line: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Config {
+    /// Where it was read from.
+    pub path: PathBuf,
+    pub ruleset: Option<String>,
+    pub usage: Option<String>,
+    pub format: Option<String>,
+    pub waivers: Vec<Waiver>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read: {message}")]
+    Read { path: String, message: String },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: String,
+        line: u64,
+        message: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    ruleset: Option<String>,
+    #[serde(default)]
+    usage: Option<String>,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    waiver: Vec<toml::Spanned<RawWaiver>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWaiver {
+    code: String,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    line: Option<u64>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+fn line_of(text: &str, offset: usize) -> u64 {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
+}
+
+impl Config {
+    /// Reads `dir/.mlaudit.toml`; `Ok(None)` when there is none.
+    pub fn load(dir: &Path) -> Result<Option<Config>, ConfigError> {
+        let path = dir.join(FILE_NAME);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let display = path.display().to_string();
+        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Read {
+            path: display.clone(),
+            message: e.to_string(),
+        })?;
+        Config::parse(&text, &path).map(Some)
+    }
+
+    /// Parses the text of a config file; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let display = path.display().to_string();
+        let invalid = |line: u64, message: String| ConfigError::Invalid {
+            path: display.clone(),
+            line,
+            message,
+        };
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+            invalid(line, e.message().to_string())
+        })?;
+        let mut waivers = Vec::new();
+        for w in raw.waiver {
+            let line = line_of(text, w.span().start);
+            let w = w.into_inner();
+            let reason = w.reason.unwrap_or_default();
+            if reason.trim().is_empty() {
+                return Err(invalid(
+                    line,
+                    format!(
+                        "waiver for {} has no reason: say why the finding is accepted (reason = \"...\")",
+                        w.code
+                    ),
+                ));
+            }
+            if w.code.trim().is_empty() {
+                return Err(invalid(line, "waiver has an empty code".into()));
+            }
+            if let Some(p) = &w.path {
+                if p.trim().is_empty() {
+                    return Err(invalid(
+                        line,
+                        "waiver path is empty; leave it out to match every path".into(),
+                    ));
+                }
+                glob_regex(p).map_err(|e| invalid(line, format!("waiver path '{p}': {e}")))?;
+            }
+            waivers.push(Waiver {
+                code: w.code,
+                path: w.path,
+                line: w.line,
+                reason,
+                config_line: line,
+            });
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            ruleset: raw.ruleset,
+            usage: raw.usage,
+            format: raw.format,
+            waivers,
+        })
+    }
+}
+
+/// A glob as an anchored regex: `**` any run of folders, `*` anything but
+/// `/`, `?` one character other than `/`.
+fn glob_regex(glob: &str) -> Result<Regex, regex::Error> {
+    let mut re = String::from("^");
+    let chars: Vec<char> = glob.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' if chars.get(i + 1) == Some(&'*') => {
+                if chars.get(i + 2) == Some(&'/') {
+                    re.push_str("(?:.*/)?");
+                    i += 3;
+                } else {
+                    re.push_str(".*");
+                    i += 2;
+                }
+                continue;
+            }
+            '*' => re.push_str("[^/]*"),
+            '?' => re.push_str("[^/]"),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+        i += 1;
+    }
+    re.push('$');
+    Regex::new(&re)
+}
+
+fn clean(p: &str) -> &str {
+    let mut p = p;
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p.trim_end_matches('/')
+}
+
+/// Whether a waiver path selects `path`: equal, a folder prefix of it, or a
+/// glob matching it, compared with the whole path and with every tail that
+/// starts after a `/` (so `benchmarks/x` matches `../pkg/benchmarks/x`
+/// whatever root the user typed).
+pub fn path_matches(pattern: &str, path: &str) -> bool {
+    let pattern = clean(pattern);
+    let path = clean(path);
+    let glob = glob_regex(pattern).ok();
+    let mut tails = vec![path];
+    tails.extend(path.match_indices('/').map(|(i, _)| &path[i + 1..]));
+    tails.iter().any(|t| {
+        *t == pattern
+            || t.strip_prefix(pattern)
+                .is_some_and(|rest| rest.starts_with('/'))
+            || glob.as_ref().is_some_and(|g| g.is_match(t))
+    })
+}
+
+impl Waiver {
+    pub fn matches(&self, f: &Finding) -> bool {
+        f.code == self.code
+            && self.line.is_none_or(|l| f.line == Some(l))
+            && self
+                .path
+                .as_deref()
+                .is_none_or(|p| path_matches(p, &f.path))
+    }
+}
+
+/// Splits `findings` into the ones kept and the ones a waiver of `cfg`
+/// matches. A waiver that matches nothing adds a CFG001 warning to the
+/// kept findings, at its line of `config_path`. Both lists stay sorted.
+pub fn apply_waivers(
+    findings: Vec<Finding>,
+    cfg: &Config,
+    config_path: &str,
+) -> (Vec<Finding>, Vec<Finding>) {
+    let mut used = vec![false; cfg.waivers.len()];
+    let mut kept = Vec::new();
+    let mut waived = Vec::new();
+    for f in findings {
+        match cfg.waivers.iter().position(|w| w.matches(&f)) {
+            Some(i) => {
+                used[i] = true;
+                waived.push(f);
+            }
+            None => kept.push(f),
+        }
+    }
+    for (w, used) in cfg.waivers.iter().zip(used) {
+        if !used {
+            let mut what = w.code.clone();
+            if let Some(p) = &w.path {
+                what.push_str(&format!(" at {p}"));
+            }
+            if let Some(l) = w.line {
+                what.push_str(&format!(" line {l}"));
+            }
+            kept.push(
+                Finding::new(
+                    "CFG001",
+                    Severity::Warning,
+                    config_path,
+                    format!("waiver for {what} matches no finding (reason given: {})", w.reason),
+                )
+                .at_line(Some(w.config_line))
+                .with_help(
+                    "remove the waiver if the finding is gone, or fix its path or line so that it still covers the reviewed exception",
+                ),
+            );
+        }
+    }
+    crate::finding::sort_findings(&mut kept);
+    crate::finding::sort_findings(&mut waived);
+    (kept, waived)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_and_prefixes() {
+        assert!(path_matches(
+            "benchmarks/bert",
+            "../pkg/benchmarks/bert/implementations/a.sh"
+        ));
+        assert!(path_matches(
+            "benchmarks/**/*.sh",
+            "pkg/benchmarks/bert/x/a.sh"
+        ));
+        assert!(path_matches("benchmarks/*/a.sh", "benchmarks/bert/a.sh"));
+        assert!(!path_matches("benchmarks/*/a.sh", "benchmarks/bert/x/a.sh"));
+        assert!(!path_matches("benchmarks/ber", "benchmarks/bert/a.sh"));
+        assert!(path_matches("./results/", "results/sys/bert/result_0.txt"));
+    }
+}

@@ -1,0 +1,595 @@
+//! Reading implementation configs (shell, YAML, JSON, TOML, INI, `.env`,
+//! Dockerfile) into settings with line numbers, and finding the
+//! update-consistency signals in them.
+//!
+//! The readers are line based and forgiving: they never fail on odd input,
+//! they only find fewer settings. What they produce:
+//! - a key with its path of parent keys (YAML nesting, TOML/INI sections)
+//!   and its value; a key whose value is a nested block is a *header*;
+//! - a command-line flag (`--name value`, `--name=value`), anywhere in any
+//!   file (shell scripts, YAML argument lists, JSON arrays);
+//! - an environment assignment (`export NAME=value`, `NAME=value`,
+//!   `${NAME:-value}`, Dockerfile `ENV`/`ARG`).
+
+use super::signals::{normalize, unquote, SignalMatcher};
+use regex::Regex;
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+/// What kind of setting an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A key with a value; `header` when its value is a nested block.
+    Key { header: bool },
+    /// A command-line flag; an empty value means the flag is given alone.
+    Flag,
+    /// A value with no key of its own (a YAML list item).
+    Value,
+}
+
+/// One setting found in a config file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// 1-based line.
+    pub line: u64,
+    /// Parent keys and the key itself; for a flag, its name without dashes;
+    /// for a value, the parent keys.
+    pub path: Vec<String>,
+    /// The value as written, quotes removed; empty when there is none.
+    pub value: String,
+    pub kind: EntryKind,
+    /// How the setting reads in the file, for messages.
+    pub display: String,
+}
+
+/// How a file is read, from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Shell,
+    Yaml,
+    Json,
+    /// TOML, INI, `.cfg`, `.conf`: `[section]` and `key = value`.
+    Ini,
+}
+
+/// The format of a file by its name, or `None` when it is not a config the
+/// signal data lists.
+pub fn format_of(name: &str, extensions: &[String], names: &[String]) -> Option<Format> {
+    let lower = name.to_lowercase();
+    if names.iter().any(|n| n == name) {
+        return Some(
+            if lower == "dockerfile" || lower.ends_with(".env") || lower == ".env" {
+                Format::Shell
+            } else {
+                by_extension(&lower)
+            },
+        );
+    }
+    let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
+    if !extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
+        return None;
+    }
+    Some(by_extension(&lower))
+}
+
+fn by_extension(lower: &str) -> Format {
+    match lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("") {
+        "yaml" | "yml" => Format::Yaml,
+        "json" => Format::Json,
+        "toml" | "ini" | "cfg" | "conf" => Format::Ini,
+        _ => Format::Shell,
+    }
+}
+
+fn re(cell: &'static OnceLock<Option<Regex>>, src: &str) -> Option<&'static Regex> {
+    cell.get_or_init(|| Regex::new(src).ok()).as_ref()
+}
+
+fn flag_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=("[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+("[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*))?"#,
+    )
+}
+
+fn shell_assign_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-[A-Za-z]+\s+)*)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$"#,
+    )
+}
+
+fn docker_env_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#"^\s*(?:ENV|ARG)\s+([A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)(.*)$"#,
+    )
+}
+
+fn default_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(&R, r#"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^}]*)\}"#)
+}
+
+fn yaml_key_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#"^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"\[{][^:]*?)\s*:(?:\s+(.*)|\s*)$"#,
+    )
+}
+
+fn json_key_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#""((?:[^"\\\n]|\\.)*)"\s*:\s*("(?:[^"\\\n]|\\.)*"|[-+0-9.eE]+|true|false|null|[\[{])?"#,
+    )
+}
+
+fn ini_key_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#"^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.\-]+)\s*[=:]\s*(.*)$"#,
+    )
+}
+
+/// Cuts a `#` comment that starts outside quotes (at the line start or after
+/// white space).
+fn strip_comment(line: &str) -> &str {
+    let mut quote: Option<char> = None;
+    let mut prev_space = true;
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && prev_space => return &line[..i],
+            None => {}
+        }
+        prev_space = c.is_whitespace();
+    }
+    line
+}
+
+/// The first word of a shell value: a quoted string, or text up to white space.
+fn first_word(v: &str) -> &str {
+    let v = v.trim();
+    if let Some(q) = v.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        if let Some(end) = v[1..].find(q) {
+            return &v[1..1 + end];
+        }
+        return &v[1..];
+    }
+    v.split_whitespace().next().unwrap_or("")
+}
+
+fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    let Some(r) = flag_re() else { return };
+    for c in r.captures_iter(line) {
+        let Some(name) = c.get(1) else { continue };
+        let value = c
+            .get(2)
+            .or_else(|| c.get(3))
+            .map(|m| unquote(m.as_str()).to_string())
+            .unwrap_or_default();
+        let display = match c.get(0) {
+            Some(m) => m
+                .as_str()
+                .trim_start_matches([' ', '\t', '"', '\'', '[', ',', '(', '='])
+                .trim()
+                .to_string(),
+            None => format!("--{}", name.as_str()),
+        };
+        let mut path = parents.to_vec();
+        path.push(name.as_str().to_string());
+        out.push(Entry {
+            line: lineno,
+            path,
+            value,
+            kind: EntryKind::Flag,
+            display,
+        });
+    }
+}
+
+fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    let code = strip_comment(line);
+    if code.trim().is_empty() {
+        return;
+    }
+    let assign = shell_assign_re()
+        .and_then(|r| r.captures(code))
+        .or_else(|| docker_env_re().and_then(|r| r.captures(code)));
+    if let Some(c) = assign {
+        if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
+            let value = first_word(v.as_str()).to_string();
+            let mut path = parents.to_vec();
+            path.push(k.as_str().to_string());
+            out.push(Entry {
+                line: lineno,
+                path,
+                display: format!("{}={}", k.as_str(), value),
+                value,
+                kind: EntryKind::Key { header: false },
+            });
+        }
+    }
+    if let Some(r) = default_re() {
+        for c in r.captures_iter(code) {
+            if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
+                let value = unquote(v.as_str().trim()).to_string();
+                let mut path = parents.to_vec();
+                path.push(k.as_str().to_string());
+                out.push(Entry {
+                    line: lineno,
+                    path,
+                    display: format!("${{{}:-{}}}", k.as_str(), value),
+                    value,
+                    kind: EntryKind::Key { header: false },
+                });
+            }
+        }
+    }
+    flags(code, lineno, parents, out);
+}
+
+fn parse_shell(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        shell_line(line, i as u64 + 1, &[], &mut out);
+    }
+    out
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+fn parse_yaml(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    // Inside a block scalar (`key: |`): lines indented more than this.
+    let mut block: Option<usize> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let lineno = i as u64 + 1;
+        let indent = indent_of(raw);
+        if let Some(bi) = block {
+            if raw.trim().is_empty() || indent > bi {
+                // Text of a block scalar: usually a script.
+                let parents: Vec<String> = stack.iter().map(|(_, k)| k.clone()).collect();
+                shell_line(raw, lineno, &parents, &mut out);
+                continue;
+            }
+            block = None;
+        }
+        let code = strip_comment(raw);
+        let trimmed = code.trim();
+        if trimmed.is_empty() || trimmed == "---" || trimmed == "..." {
+            continue;
+        }
+        let mut content = trimmed;
+        let mut indent = indent;
+        while let Some(rest) =
+            content
+                .strip_prefix("- ")
+                .or_else(|| if content == "-" { Some("") } else { None })
+        {
+            indent += 2;
+            content = rest.trim_start();
+        }
+        while stack.last().is_some_and(|(ind, _)| *ind >= indent) {
+            stack.pop();
+        }
+        let parents: Vec<String> = stack.iter().map(|(_, k)| k.clone()).collect();
+        if content.is_empty() {
+            continue;
+        }
+        let key = yaml_key_re().and_then(|r| r.captures(content));
+        match key {
+            Some(c) => {
+                let k = unquote(c.get(1).map(|m| m.as_str()).unwrap_or("").trim()).to_string();
+                let v = c.get(2).map(|m| m.as_str().trim()).unwrap_or("");
+                let is_block = v.starts_with('|') || v.starts_with('>');
+                let header = v.is_empty();
+                let value = if is_block {
+                    String::new()
+                } else {
+                    unquote(v).to_string()
+                };
+                let mut path = parents.clone();
+                path.push(k.clone());
+                out.push(Entry {
+                    line: lineno,
+                    path,
+                    display: if header || is_block {
+                        format!("{k}:")
+                    } else {
+                        format!("{k}: {v}")
+                    },
+                    value,
+                    kind: EntryKind::Key { header },
+                });
+                if is_block {
+                    block = Some(indent);
+                }
+                stack.push((indent, k));
+                if !v.is_empty() && !is_block {
+                    flags(v, lineno, &parents, &mut out);
+                }
+            }
+            None => {
+                out.push(Entry {
+                    line: lineno,
+                    path: parents.clone(),
+                    value: unquote(content).to_string(),
+                    kind: EntryKind::Value,
+                    display: content.to_string(),
+                });
+                flags(content, lineno, &parents, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|p| p + 1));
+    v
+}
+
+fn line_at(starts: &[usize], offset: usize) -> u64 {
+    match starts.binary_search(&offset) {
+        Ok(i) => i as u64 + 1,
+        Err(i) => i as u64,
+    }
+}
+
+fn parse_json(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let starts = line_starts(text);
+    if let Some(r) = json_key_re() {
+        for c in r.captures_iter(text) {
+            let (Some(all), Some(k)) = (c.get(0), c.get(1)) else {
+                continue;
+            };
+            let raw = c.get(2).map(|m| m.as_str()).unwrap_or("");
+            let header = raw == "{" || raw == "[";
+            let value = if header { "" } else { unquote(raw) }.to_string();
+            out.push(Entry {
+                line: line_at(&starts, all.start()),
+                path: vec![k.as_str().to_string()],
+                display: if header {
+                    format!("\"{}\"", k.as_str())
+                } else {
+                    format!("\"{}\": {raw}", k.as_str())
+                },
+                value,
+                kind: EntryKind::Key { header },
+            });
+        }
+    }
+    for (i, line) in text.lines().enumerate() {
+        flags(line, i as u64 + 1, &[], &mut out);
+    }
+    out
+}
+
+fn parse_ini(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut section: Vec<String> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let lineno = i as u64 + 1;
+        let code = strip_comment(raw);
+        let t = code.trim();
+        if t.is_empty() || t.starts_with(';') {
+            continue;
+        }
+        if t.starts_with('[') && t.ends_with(']') {
+            let name = t.trim_matches(|c| c == '[' || c == ']').trim();
+            section = name
+                .split('.')
+                .map(|s| unquote(s.trim()).to_string())
+                .collect();
+            out.push(Entry {
+                line: lineno,
+                path: section.clone(),
+                value: String::new(),
+                kind: EntryKind::Key { header: true },
+                display: t.to_string(),
+            });
+            continue;
+        }
+        let assign = ini_key_re().and_then(|r| r.captures(t));
+        if let Some(c) = assign {
+            let k = unquote(c.get(1).map(|m| m.as_str()).unwrap_or("")).to_string();
+            let v = c.get(2).map(|m| m.as_str().trim()).unwrap_or("");
+            let mut path = section.clone();
+            path.extend(k.split('.').map(str::to_string));
+            out.push(Entry {
+                line: lineno,
+                path,
+                display: format!("{k} = {v}"),
+                value: unquote(v).to_string(),
+                kind: EntryKind::Key { header: false },
+            });
+        } else if let Some(c) = shell_assign_re().and_then(|r| r.captures(t)) {
+            // `export NAME=value` in an .ini-like file.
+            if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
+                let mut path = section.clone();
+                path.push(k.as_str().to_string());
+                out.push(Entry {
+                    line: lineno,
+                    path,
+                    display: t.to_string(),
+                    value: first_word(v.as_str()).to_string(),
+                    kind: EntryKind::Key { header: false },
+                });
+            }
+        }
+        flags(t, lineno, &section, &mut out);
+    }
+    out
+}
+
+/// Every setting of `text`, read as `format`, in line order.
+pub fn parse(text: &str, format: Format) -> Vec<Entry> {
+    let mut entries = match format {
+        Format::Shell => parse_shell(text),
+        Format::Yaml => parse_yaml(text),
+        Format::Json => parse_json(text),
+        Format::Ini => parse_ini(text),
+    };
+    entries.sort_by_key(|e| e.line);
+    entries
+}
+
+/// A signal found at one entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub line: u64,
+    pub family: usize,
+    pub word: String,
+    pub display: String,
+}
+
+/// The signals among `entries`: at most one hit per line and family.
+pub fn signals(entries: &[Entry], m: &SignalMatcher) -> Vec<Hit> {
+    // Sections switched off by an `enabled: false` inside them.
+    let disabled: BTreeSet<Vec<String>> = entries
+        .iter()
+        .filter(|e| matches!(e.kind, EntryKind::Key { header: false }))
+        .filter(|e| e.path.len() >= 2)
+        .filter(|e| {
+            e.path
+                .last()
+                .is_some_and(|k| m.is_enable_key(&normalize(k)))
+                && m.is_off(&e.value)
+        })
+        .map(|e| e.path[..e.path.len() - 1].to_vec())
+        .collect();
+    let under_disabled = |path: &[String]| (1..=path.len()).any(|n| disabled.contains(&path[..n]));
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut seen: BTreeSet<(u64, usize)> = BTreeSet::new();
+    for e in entries {
+        let mut found: Vec<(usize, String)> = Vec::new();
+        if e.kind != EntryKind::Value {
+            if let Some(own) = e.path.last() {
+                let own_n = normalize(own);
+                let parent_n = if e.path.len() >= 2 {
+                    normalize(&e.path[e.path.len() - 2])
+                } else {
+                    String::new()
+                };
+                let joined = if parent_n.is_empty() {
+                    own_n.clone()
+                } else {
+                    format!("{parent_n}_{own_n}")
+                };
+                let hit = m
+                    .match_normalized(&joined)
+                    .filter(|h| parent_n.is_empty() || h.end > parent_n.len() + 1);
+                if let Some(h) = hit {
+                    let on = if m.is_negated(&own_n) {
+                        // --no-x, DISABLE_X=1: only an explicit off turns it on.
+                        !e.value.is_empty() && m.is_off(&e.value)
+                    } else {
+                        match e.kind {
+                            EntryKind::Key { header: true } => !disabled.contains(&e.path),
+                            EntryKind::Flag => e.value.is_empty() || !m.is_off(&e.value),
+                            _ => !m.is_off(&e.value),
+                        }
+                    };
+                    if on && !under_disabled(&e.path[..e.path.len() - 1]) {
+                        found.push((h.family, h.word));
+                    }
+                }
+            }
+        }
+        let v = e.value.trim();
+        if !v.is_empty() && v.len() <= 80 && !v.contains('/') && !v.starts_with('-') {
+            if let Some(h) = m.match_name(v) {
+                if !under_disabled(&e.path) {
+                    found.push((h.family, h.word));
+                }
+            }
+        }
+        for (family, word) in found {
+            if seen.insert((e.line, family)) {
+                hits.push(Hit {
+                    line: e.line,
+                    family,
+                    word,
+                    display: e.display.chars().take(120).collect(),
+                });
+            }
+        }
+    }
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_paths_and_lines() {
+        let t = "a:\n  b: 1 # note\n  c:\n    - --x=1\n    - d: true\nscript: |\n  export Y=2\nz: 'q'\n";
+        let e = parse(t, Format::Yaml);
+        let got: Vec<(u64, String, String)> = e
+            .iter()
+            .map(|e| (e.line, e.path.join("."), e.value.clone()))
+            .collect();
+        assert!(got.contains(&(2, "a.b".into(), "1".into())), "{got:?}");
+        assert!(got.contains(&(4, "a.c.x".into(), "1".into())), "{got:?}");
+        assert!(got.contains(&(5, "a.c.d".into(), "true".into())), "{got:?}");
+        assert!(got.contains(&(7, "script.Y".into(), "2".into())), "{got:?}");
+        assert!(got.contains(&(8, "z".into(), "q".into())), "{got:?}");
+    }
+
+    #[test]
+    fn shell_forms() {
+        let t =
+            "export A=1\nB=\"x y\" # c\n: \"${C:-off}\"\npython t.py --d-e 3 --f=\"g\" --h \\\n";
+        let e = parse(t, Format::Shell);
+        let got: Vec<(u64, String, String)> = e
+            .iter()
+            .map(|e| (e.line, e.path.join("."), e.value.clone()))
+            .collect();
+        for want in [
+            (1, "A", "1"),
+            (2, "B", "x y"),
+            (3, "C", "off"),
+            (4, "d-e", "3"),
+            (4, "f", "g"),
+            (4, "h", ""),
+        ] {
+            assert!(
+                got.contains(&(want.0, want.1.to_string(), want.2.to_string())),
+                "{want:?} not in {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_and_ini_lines() {
+        let j = "{\n  \"a\": {\n    \"b\": false\n  }, \"c\": \"d\"\n}";
+        let e = parse(j, Format::Json);
+        assert!(e
+            .iter()
+            .any(|e| e.line == 3 && e.path == ["b"] && e.value == "false"));
+        assert!(e
+            .iter()
+            .any(|e| e.line == 4 && e.path == ["c"] && e.value == "d"));
+        let t = "[x.y]\nk = \"v\"\n";
+        let e = parse(t, Format::Ini);
+        assert!(e
+            .iter()
+            .any(|e| e.line == 2 && e.path == ["x", "y", "k"] && e.value == "v"));
+    }
+}

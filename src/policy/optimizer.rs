@@ -1,0 +1,105 @@
+//! The reference optimizer: the logged `opt_name`, or the optimizer the
+//! logged `opt_<name>_*` keys imply when there is no `opt_name`.
+
+use super::{BenchmarkPolicy, LogFacts, PolicyRules};
+use crate::finding::{Finding, Severity};
+use std::collections::BTreeMap;
+
+/// Optimizers whose own keys the log carries, with the first such key.
+fn inferred<'a>(rules: &'a PolicyRules, facts: &'a LogFacts) -> BTreeMap<&'a str, &'a str> {
+    let mut out = BTreeMap::new();
+    for key in facts.first.keys() {
+        for (name, prefixes) in &rules.optimizer_keys {
+            if prefixes.iter().any(|p| key.starts_with(p.as_str())) {
+                out.entry(name.as_str()).or_insert(key.as_str());
+            }
+        }
+    }
+    out
+}
+
+pub fn check(
+    rules: &PolicyRules,
+    benchmark: &str,
+    policy: &BenchmarkPolicy,
+    facts: &LogFacts,
+    path: &str,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let reference = policy.optimizer.as_str();
+    let rule = rules.rule(&format!("benchmarks.{benchmark}.optimizer"));
+    let keys = inferred(rules, facts);
+    let finding = |code: &str, sev: Severity, line: Option<u64>, msg: String| {
+        Finding::new(code, sev, path, msg)
+            .at_line(line)
+            .with_help(rules.help(code))
+            .with_rule(rule.clone())
+    };
+    match facts.first.get("opt_name") {
+        Some((value, line)) => {
+            let name = value.as_str();
+            if !policy.optimizer_checked_by_compliance {
+                match name {
+                    Some(n) if n == reference => {}
+                    Some(n) if n.eq_ignore_ascii_case(reference) => out.push(finding(
+                        "POL002",
+                        Severity::Warning,
+                        Some(*line),
+                        format!("opt_name '{n}' is the reference optimizer of {benchmark} spelled '{reference}' by the rules"),
+                    )),
+                    _ => out.push(finding(
+                        "POL001",
+                        Severity::Error,
+                        Some(*line),
+                        format!("opt_name {value} is not the reference optimizer of {benchmark}, '{reference}'"),
+                    )),
+                }
+            }
+            let lower = name.map(str::to_lowercase).unwrap_or_default();
+            let others: Vec<String> = keys
+                .iter()
+                .filter(|(k, _)| k.to_lowercase() != lower)
+                .map(|(k, key)| format!("{key} ({k})"))
+                .collect();
+            if !others.is_empty() {
+                out.push(finding(
+                    "POL003",
+                    Severity::Warning,
+                    Some(*line),
+                    format!(
+                        "opt_name {value} but the log has keys of another optimizer: {}",
+                        others.join(", ")
+                    ),
+                ));
+            }
+        }
+        None => {
+            if keys.len() > 1 {
+                let list: Vec<String> =
+                    keys.iter().map(|(k, key)| format!("{key} ({k})")).collect();
+                out.push(finding(
+                    "POL003",
+                    Severity::Warning,
+                    None,
+                    format!(
+                        "no opt_name, and the keys name several optimizers: {}",
+                        list.join(", ")
+                    ),
+                ));
+            } else if let Some((name, key)) = keys.iter().next() {
+                if !name.eq_ignore_ascii_case(reference) {
+                    let line = facts.first.get(*key).map(|(_, l)| *l);
+                    out.push(finding(
+                        "POL003",
+                        Severity::Warning,
+                        line,
+                        format!(
+                            "no opt_name; {key} implies optimizer '{name}', the reference of {benchmark} is '{reference}'"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,263 @@
+//! Update-consistency signals: names and values that point at stale
+//! gradients, asynchronous or parameter-server updates, local SGD, eventual
+//! consistency or gradient compression. The patterns are data
+//! (`rules/policy/signals.yaml`); this module normalises names and runs them.
+
+use regex::Regex;
+use serde::Deserialize;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignalsFile {
+    off_values: Vec<String>,
+    negation_prefixes: Vec<String>,
+    enable_keys: Vec<String>,
+    allowed: Vec<AllowedFile>,
+    families: Vec<FamilyFile>,
+    config_files: ConfigFiles,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllowedFile {
+    pattern: String,
+    #[allow(dead_code)]
+    why: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FamilyFile {
+    name: String,
+    code: String,
+    title: String,
+    patterns: Vec<String>,
+}
+
+/// Which implementation files are scanned.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFiles {
+    pub extensions: Vec<String>,
+    pub names: Vec<String>,
+    pub max_bytes: u64,
+}
+
+/// One family of signals, with its code.
+#[derive(Debug)]
+pub struct Family {
+    pub name: String,
+    pub code: String,
+    pub title: String,
+    regex: Regex,
+}
+
+/// What a name matched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SignalMatch {
+    /// Index into [`SignalMatcher::families`].
+    pub family: usize,
+    /// The matched words of the normalised name.
+    pub word: String,
+    /// Byte range of the match in the normalised name (without the `_` around it).
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug)]
+pub struct SignalMatcher {
+    pub families: Vec<Family>,
+    allowed: Option<Regex>,
+    off_values: BTreeSet<String>,
+    negation_prefixes: Vec<String>,
+    enable_keys: BTreeSet<String>,
+    pub config_files: ConfigFiles,
+}
+
+fn word_regex(patterns: &[String]) -> Result<Regex, String> {
+    let alts: Vec<String> = patterns.iter().map(|p| format!("(?:{p})")).collect();
+    let src = format!("(?:^|_)({})(?:_|$)", alts.join("|"));
+    Regex::new(&src).map_err(|e| e.to_string())
+}
+
+/// The normal form names are matched in: camelCase split into words,
+/// lower case, every run of other characters one `_`, no `_` at the ends.
+/// `PowerSGD` → `power_sgd`, `--stale-gradients` → `stale_gradients`,
+/// `HTTPServer` → `http_server`.
+pub fn normalize(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && i > 0 {
+                let prev = chars[i - 1];
+                let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+                if prev.is_ascii_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_ascii_uppercase() && next_lower)
+                {
+                    out.push('_');
+                }
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_string()
+}
+
+impl SignalMatcher {
+    pub fn new(file: SignalsFile) -> Result<SignalMatcher, String> {
+        let mut families = Vec::new();
+        for f in file.families {
+            if f.patterns.is_empty() {
+                return Err(format!("family {}: no patterns", f.name));
+            }
+            let regex = word_regex(&f.patterns).map_err(|e| format!("family {}: {e}", f.name))?;
+            families.push(Family {
+                name: f.name,
+                code: f.code,
+                title: f.title,
+                regex,
+            });
+        }
+        let allowed = if file.allowed.is_empty() {
+            None
+        } else {
+            let pats: Vec<String> = file.allowed.into_iter().map(|a| a.pattern).collect();
+            Some(word_regex(&pats).map_err(|e| format!("allowed: {e}"))?)
+        };
+        if file.config_files.max_bytes == 0 {
+            return Err("config_files.max_bytes must be at least 1".into());
+        }
+        Ok(SignalMatcher {
+            families,
+            allowed,
+            off_values: file
+                .off_values
+                .iter()
+                .map(|v| v.trim().to_lowercase())
+                .collect(),
+            negation_prefixes: file
+                .negation_prefixes
+                .iter()
+                .map(|p| normalize(p))
+                .collect(),
+            enable_keys: file.enable_keys.iter().map(|k| normalize(k)).collect(),
+            config_files: file.config_files,
+        })
+    }
+
+    /// The codes of the families, in order.
+    pub fn codes(&self) -> impl Iterator<Item = &str> {
+        self.families.iter().map(|f| f.code.as_str())
+    }
+
+    /// Removes the allowed neighbours from a normalised name (each becomes
+    /// one `_`, so the words around them stay apart).
+    fn strip_allowed(&self, norm: &str) -> String {
+        let Some(allowed) = &self.allowed else {
+            return norm.to_string();
+        };
+        let mut cur = norm.to_string();
+        // Adjacent allowed words share a '_': repeat until nothing changes.
+        for _ in 0..8 {
+            let next = allowed.replace_all(&cur, "_").into_owned();
+            if next == cur {
+                break;
+            }
+            cur = next;
+        }
+        cur
+    }
+
+    /// The first family (in file order) whose patterns match `norm`, a name
+    /// already in normal form, once allowed neighbours are removed.
+    pub fn match_normalized(&self, norm: &str) -> Option<SignalMatch> {
+        if norm.is_empty() {
+            return None;
+        }
+        let stripped = self.strip_allowed(norm);
+        let mut best: Option<SignalMatch> = None;
+        for (i, f) in self.families.iter().enumerate() {
+            if let Some(c) = f.regex.captures(&stripped) {
+                if let Some(m) = c.get(1) {
+                    let cand = SignalMatch {
+                        family: i,
+                        word: m.as_str().to_string(),
+                        start: m.start(),
+                        end: m.end(),
+                    };
+                    // The leftmost match wins; ties go to the earlier family.
+                    if best.as_ref().is_none_or(|b| cand.start < b.start) {
+                        best = Some(cand);
+                    }
+                }
+            }
+        }
+        // Offsets refer to `stripped`; map them back only when unchanged.
+        if stripped != norm {
+            if let Some(b) = &mut best {
+                if let Some(pos) = norm.find(&b.word) {
+                    b.start = pos;
+                    b.end = pos + b.word.len();
+                }
+            }
+        }
+        best
+    }
+
+    pub fn match_name(&self, name: &str) -> Option<SignalMatch> {
+        self.match_normalized(&normalize(name))
+    }
+
+    /// Whether `value` turns a feature off (`0`, `false`, `none`, ...).
+    pub fn is_off(&self, value: &str) -> bool {
+        let v = unquote(value.trim()).trim().to_lowercase();
+        self.off_values.contains(&v)
+    }
+
+    /// Whether a normalised name starts with a negation (`no_`, `disable_`).
+    pub fn is_negated(&self, norm: &str) -> bool {
+        self.negation_prefixes.iter().any(|p| {
+            norm.len() > p.len() && norm.starts_with(p.as_str()) && norm[p.len()..].starts_with('_')
+        })
+    }
+
+    /// Whether a normalised key is an on/off switch of its section (`enabled`).
+    pub fn is_enable_key(&self, norm: &str) -> bool {
+        self.enable_keys.contains(norm)
+    }
+}
+
+/// `"x"` or `'x'` → `x`.
+pub fn unquote(s: &str) -> &str {
+    let b = s.as_bytes();
+    if b.len() >= 2 && (b[0] == b'"' || b[0] == b'\'') && b[b.len() - 1] == b[0] {
+        &s[1..s.len() - 1]
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn normal_form() {
+        assert_eq!(normalize("PowerSGD"), "power_sgd");
+        assert_eq!(normalize("staleGradients"), "stale_gradients");
+        assert_eq!(normalize("STALE_GRADIENTS"), "stale_gradients");
+        assert_eq!(normalize("--stale-gradients"), "stale_gradients");
+        assert_eq!(normalize("HTTPServer"), "http_server");
+        assert_eq!(normalize("1bitAdam"), "1bit_adam");
+        assert_eq!(
+            normalize("model.optim.async_update"),
+            "model_optim_async_update"
+        );
+        assert_eq!(normalize(""), "");
+    }
+}

@@ -1,0 +1,121 @@
+//! The policy pack over the 23 real packages of `../shared/corpus`: no
+//! policy error on any result log or implementation config (false errors on
+//! real packages are the worst outcome), and the warning counts per code,
+//! printed for the review in the issue (`cargo test --release --test
+//! policy_corpus -- --nocapture`).
+
+use mlaudit::finding::{Finding, Severity};
+use mlaudit::policy::{check_configs, check_log, PolicyRules};
+use mlaudit::ruledata::RuleSource;
+use mlaudit::submission::discover;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::{corpus, ruleset};
+
+fn dirs(p: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn no_policy_errors_on_real_packages() {
+    let Some(root) = corpus() else { return };
+    let mut packages = Vec::new();
+    for round in dirs(&root) {
+        let name = round
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !name.starts_with('v') {
+            continue;
+        }
+        for pkg in dirs(&round) {
+            packages.push((ruleset(&name), pkg));
+        }
+    }
+    assert_eq!(packages.len(), 23, "packages in the corpus");
+    let mut rules: BTreeMap<String, PolicyRules> = BTreeMap::new();
+    for (v, _) in &packages {
+        if !rules.contains_key(v) {
+            let r = PolicyRules::load(&RuleSource::Embedded, "training", v)
+                .unwrap_or_else(|e| panic!("policy {v}: {e}"));
+            rules.insert(v.clone(), r);
+        }
+    }
+    let results: Vec<(String, Vec<Finding>, usize, usize)> = packages
+        .par_iter()
+        .map(|(v, pkg)| {
+            let r = &rules[v];
+            let sub = discover(pkg);
+            let mut findings = Vec::new();
+            let mut logs = 0;
+            for b in &sub.benchmarks {
+                for log in &b.result_logs {
+                    logs += 1;
+                    findings.extend(check_log(r, Some(&b.benchmark), None, &log.path, &log.fs));
+                }
+            }
+            findings.extend(check_configs(r, &sub.implementation_files));
+            (
+                pkg.display().to_string(),
+                findings,
+                logs,
+                sub.implementation_files.len(),
+            )
+        })
+        .collect();
+    let mut per_code: BTreeMap<(String, Severity), usize> = BTreeMap::new();
+    let mut errors = Vec::new();
+    let (mut logs, mut files) = (0, 0);
+    for (pkg, findings, l, f) in &results {
+        logs += l;
+        files += f;
+        let mut mine: BTreeMap<&str, usize> = BTreeMap::new();
+        for f in findings {
+            *per_code.entry((f.code.clone(), f.severity)).or_default() += 1;
+            *mine.entry(&f.code).or_default() += 1;
+            if f.severity == Severity::Error {
+                errors.push(format!("{}:{:?}: {} {}", f.path, f.line, f.code, f.message));
+            }
+        }
+        println!("{pkg}: {mine:?}");
+        if std::env::var("POLICY_SAMPLES").is_ok() {
+            let mut shown: BTreeMap<&str, usize> = BTreeMap::new();
+            for f in findings {
+                let n = shown.entry(&f.code).or_default();
+                *n += 1;
+                if *n <= 2 {
+                    println!(
+                        "  {}:{} {} {}",
+                        f.path,
+                        f.line.unwrap_or(0),
+                        f.code,
+                        f.message
+                    );
+                }
+            }
+        }
+    }
+    println!("{logs} logs, {files} implementation files");
+    for ((code, sev), n) in &per_code {
+        println!("{code} {sev}: {n}");
+    }
+    assert!(logs > 1000 && files > 5000, "{logs} logs, {files} files");
+    assert!(
+        errors.is_empty(),
+        "{} policy errors:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
+}

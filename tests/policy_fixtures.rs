@@ -1,0 +1,434 @@
+//! Policy pack fixtures: update-consistency signals in implementation
+//! configs (a positive and a negative fixture per family, allowed neighbours
+//! and switched-off features included; expectations in
+//! `tests/fixtures/policy/configs/expected.txt`), and the log-level checks on
+//! small generated logs.
+
+use mlaudit::finding::{Finding, Severity};
+use mlaudit::policy::{check_configs, check_log, PolicyRules};
+use mlaudit::ruledata::RuleSource;
+use mlaudit::submission::tree::{FileRef, ImplFile};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn rules(v: &str) -> PolicyRules {
+    PolicyRules::load(&RuleSource::Embedded, "training", v).expect("policy rules load")
+}
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/configs")
+}
+
+fn impl_files(sub: &str) -> Vec<ImplFile> {
+    let dir = fixture_dir().join(sub);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("fixture dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| ImplFile {
+            benchmark: "bert".into(),
+            implementation: Some("fixture".into()),
+            file: FileRef {
+                path: format!("{sub}/{n}"),
+                fs: dir.join(&n),
+            },
+        })
+        .collect()
+}
+
+fn keyed(findings: &[Finding]) -> BTreeSet<String> {
+    findings
+        .iter()
+        .map(|f| format!("{}:{} {}", f.path, f.line.unwrap_or(0), f.code))
+        .collect()
+}
+
+#[test]
+fn positive_config_fixtures_give_exactly_the_expected_signals() {
+    let r = rules("5.0.0");
+    let found = check_configs(&r, &impl_files("positive"));
+    assert!(
+        found.iter().all(|f| f.severity == Severity::Warning),
+        "{found:#?}"
+    );
+    assert!(found
+        .iter()
+        .all(|f| f.help.as_deref().is_some_and(|h| !h.is_empty())));
+    let expected: BTreeSet<String> = std::fs::read_to_string(fixture_dir().join("expected.txt"))
+        .expect("expected.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    let got = keyed(&found);
+    let missing: Vec<_> = expected.difference(&got).collect();
+    let extra: Vec<_> = got.difference(&expected).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing {missing:#?}\nextra {extra:#?}\nall {found:#?}"
+    );
+    let families: BTreeSet<&str> = found.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(
+        families,
+        ["POL010", "POL011", "POL012", "POL013", "POL014"]
+            .into_iter()
+            .collect()
+    );
+}
+
+#[test]
+fn negative_config_fixtures_give_nothing() {
+    let r = rules("5.0.0");
+    let found = check_configs(&r, &impl_files("negative"));
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn unreadable_huge_and_binary_configs() {
+    let r = rules("5.0.0");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = dir.path().join("big.yaml");
+    std::fs::write(&big, "a: 1\n".repeat(1_000_000)).expect("write");
+    let bin = dir.path().join("bin.json");
+    std::fs::write(&bin, b"{\"dgc\": 1}\0\0\0").expect("write");
+    let skipped = dir.path().join("model.pt");
+    std::fs::write(&skipped, b"USE_DGC=1").expect("write");
+    let f = |name: &str, fs: PathBuf| ImplFile {
+        benchmark: "bert".into(),
+        implementation: None,
+        file: FileRef {
+            path: name.to_string(),
+            fs,
+        },
+    };
+    let files = vec![
+        f("big.yaml", big),
+        f("bin.json", bin),
+        f("gone.sh", dir.path().join("gone.sh")),
+        f("model.pt", skipped),
+    ];
+    let found = check_configs(&r, &files);
+    let got: Vec<(&str, &str)> = found
+        .iter()
+        .map(|f| (f.path.as_str(), f.code.as_str()))
+        .collect();
+    assert_eq!(got, vec![("big.yaml", "POL041"), ("gone.sh", "POL040")]);
+}
+
+/// One MLLOG line.
+fn rec(key: &str, value: &str, meta: &str) -> String {
+    format!(
+        ":::MLLOG {{\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": \"{key}\", \"value\": {value}, \"metadata\": {{{meta}}}}}\n"
+    )
+}
+
+fn log(lines: &[(&str, &str)]) -> String {
+    lines.iter().map(|(k, v)| rec(k, v, "")).collect()
+}
+
+fn run(v: &str, bm: Option<&str>, div: Option<&str>, text: &str) -> Vec<Finding> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("result_0.txt");
+    std::fs::write(&p, text).expect("write");
+    check_log(&rules(v), bm, div, "result_0.txt", &p)
+}
+
+fn codes(f: &[Finding]) -> Vec<(String, Severity)> {
+    f.iter().map(|f| (f.code.clone(), f.severity)).collect()
+}
+
+fn has(f: &[Finding], code: &str, sev: Severity) -> bool {
+    f.iter().any(|x| x.code == code && x.severity == sev)
+}
+
+const CLOSED: (&str, &str) = ("submission_division", "\"closed\"");
+
+#[test]
+fn optimizer_checks() {
+    let lora = ("submission_benchmark", "\"llama2_70b_lora\"");
+    // Wrong opt_name where the compliance pack does not check it: error.
+    let f = run(
+        "5.0.0",
+        None,
+        None,
+        &log(&[CLOSED, lora, ("opt_name", "\"sgd\"")]),
+    );
+    assert!(has(&f, "POL001", Severity::Error), "{f:#?}");
+    // The reference: nothing.
+    let f = run(
+        "5.0.0",
+        None,
+        None,
+        &log(&[
+            CLOSED,
+            lora,
+            ("opt_name", "\"adamw\""),
+            ("opt_adamw_weight_decay", "0.0001"),
+        ]),
+    );
+    assert!(f.is_empty(), "{f:#?}");
+    // Case only: warning.
+    let f = run(
+        "5.0.0",
+        Some("bert"),
+        Some("closed"),
+        &log(&[("opt_name", "\"LAMB\""), ("opt_lamb_beta_1", "0.9")]),
+    );
+    assert_eq!(
+        codes(&f),
+        vec![("POL002".into(), Severity::Warning)],
+        "{f:#?}"
+    );
+    // opt_name contradicted by the keys of another optimizer.
+    let f = run(
+        "5.0.0",
+        Some("bert"),
+        Some("closed"),
+        &log(&[("opt_name", "\"adamw\""), ("opt_lamb_beta_1", "0.9")]),
+    );
+    assert!(
+        has(&f, "POL001", Severity::Error) && has(&f, "POL003", Severity::Warning),
+        "{f:#?}"
+    );
+    // No opt_name: inferred from the keys.
+    let f = run(
+        "5.0.0",
+        Some("bert"),
+        Some("closed"),
+        &log(&[("opt_adam_beta_1", "0.9")]),
+    );
+    assert_eq!(
+        codes(&f),
+        vec![("POL003".into(), Severity::Warning)],
+        "{f:#?}"
+    );
+    let f = run(
+        "5.0.0",
+        Some("bert"),
+        Some("closed"),
+        &log(&[("opt_lamb_beta_1", "0.9")]),
+    );
+    assert!(f.is_empty(), "{f:#?}");
+    // The compliance pack checks dlrm's opt_name (BMK003): no duplicate error.
+    let f = run(
+        "5.0.0",
+        Some("dlrm_dcnv2"),
+        Some("closed"),
+        &log(&[("opt_name", "\"sgd\"")]),
+    );
+    assert!(!f.iter().any(|x| x.code == "POL001"), "{f:#?}");
+}
+
+#[test]
+fn hyperparameter_checks() {
+    let bm = Some("llama2_70b_lora");
+    let f = run(
+        "5.1.0",
+        bm,
+        Some("closed"),
+        &log(&[
+            ("opt_gradient_clip_norm", "1.0"),
+            ("lora_alpha", "32"),
+            ("opt_adamw_weight_decay", "0.0001"),
+        ]),
+    );
+    assert_eq!(
+        codes(&f),
+        vec![("POL004".into(), Severity::Error)],
+        "{f:#?}"
+    );
+    assert_eq!(f[0].line, Some(1));
+    let f = run(
+        "5.1.0",
+        bm,
+        Some("closed"),
+        &log(&[("opt_gradient_clip_norm", "0.3"), ("lora_alpha", "32")]),
+    );
+    assert!(f.is_empty(), "{f:#?}");
+    // A relation: llama31_8b end LR is 0.1 of the base LR.
+    let l8 = Some("llama31_8b");
+    let f = run(
+        "5.1.0",
+        l8,
+        Some("closed"),
+        &log(&[
+            ("opt_base_learning_rate", "0.001"),
+            ("opt_end_learning_rate", "0.0001"),
+        ]),
+    );
+    assert!(f.is_empty(), "{f:#?}");
+    let f = run(
+        "5.1.0",
+        l8,
+        Some("closed"),
+        &log(&[
+            ("opt_base_learning_rate", "0.001"),
+            ("opt_end_learning_rate", "0.0"),
+        ]),
+    );
+    assert_eq!(
+        codes(&f),
+        vec![("POL004".into(), Severity::Error)],
+        "{f:#?}"
+    );
+    // A relation that needs review: warning. Not computable: silent.
+    let l405 = Some("llama31_405b");
+    let f = run(
+        "5.0.0",
+        l405,
+        Some("closed"),
+        &log(&[
+            ("global_batch_size", "1152"),
+            ("opt_learning_rate_warmup_steps", "100"),
+        ]),
+    );
+    assert_eq!(
+        codes(&f),
+        vec![("POL005".into(), Severity::Warning)],
+        "{f:#?}"
+    );
+    let f = run(
+        "5.0.0",
+        l405,
+        Some("closed"),
+        &log(&[("opt_learning_rate_warmup_steps", "100")]),
+    );
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
+fn division_decides() {
+    let wrong = log(&[("opt_name", "\"sgd\"")]);
+    // Open division: no closed-division policy.
+    assert!(run("5.0.0", Some("bert"), Some("open"), &wrong).is_empty());
+    // Unknown: a note, and the error becomes a warning.
+    let f = run("5.0.0", Some("bert"), None, &wrong);
+    assert!(has(&f, "POL006", Severity::Note), "{f:#?}");
+    assert!(has(&f, "POL001", Severity::Warning), "{f:#?}");
+    assert!(!f.iter().any(|x| x.severity == Severity::Error), "{f:#?}");
+    // The caller's division wins over the log's.
+    let f = run(
+        "5.0.0",
+        Some("bert"),
+        Some("closed"),
+        &log(&[("submission_division", "\"open\""), ("opt_name", "\"sgd\"")]),
+    );
+    assert!(has(&f, "POL001", Severity::Error), "{f:#?}");
+    // Benchmark unknown: a note only.
+    let f = run("5.0.0", None, Some("closed"), &wrong);
+    assert_eq!(codes(&f), vec![("POL006".into(), Severity::Note)], "{f:#?}");
+    // Unreadable log: a warning, no panic.
+    let r = rules("5.0.0");
+    let f = check_log(
+        &r,
+        None,
+        None,
+        "missing.txt",
+        Path::new("/nonexistent/x.txt"),
+    );
+    assert_eq!(codes(&f), vec![("POL040".into(), Severity::Warning)]);
+}
+
+#[test]
+fn signals_in_log_keys_and_values() {
+    let text = log(&[
+        CLOSED,
+        ("async_updates", "true"),
+        ("gradient_compression", "\"PowerSGD\""),
+        ("comm_method", "\"dgc\""),
+        ("stale_gradients", "false"),
+        ("localSGD", "0"),
+        ("async_eval", "true"),
+        ("ckpt_async_save", "true"),
+        ("weights_initialization", "null"),
+        ("async_updates", "true"),
+    ]);
+    let f = run("5.0.0", Some("bert"), None, &text);
+    let got: Vec<(u64, &str)> = f
+        .iter()
+        .map(|f| (f.line.unwrap_or(0), f.code.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(2, "POL011"), (3, "POL014"), (4, "POL014")],
+        "{f:#?}"
+    );
+}
+
+#[test]
+fn disclosure_6x() {
+    let bm = Some("llama31_8b");
+    let keys = [
+        ("lowest_numerical_precision_in_linear", "\"fp8\""),
+        ("lowest_numerical_precision_in_attn", "\"bfloat16\""),
+        ("lowest_numerical_precision_in_comm", "\"fp8\""),
+        ("tensor_parallelism", "1"),
+        ("pipeline_parallelism", "1"),
+        ("context_parallelism", "1"),
+        ("expert_parallelism", "1"),
+        ("micro_batch_size", "1"),
+        ("config_filename", "\"c.sh\""),
+    ];
+    // 6.0: optional in the compliance pack, so a note when missing.
+    let f = run("6.0.0", bm, Some("closed"), &log(&[]));
+    assert_eq!(codes(&f), vec![("POL020".into(), Severity::Note)], "{f:#?}");
+    let f = run("6.0.0", bm, Some("closed"), &log(&keys));
+    assert_eq!(
+        codes(&f),
+        vec![("POL021".into(), Severity::Warning)],
+        "{f:#?}"
+    );
+    // 6.1: required by the compliance pack (CMN013/CMN014), no duplicate.
+    let f = run("6.1.0", bm, Some("closed"), &log(&[]));
+    assert!(f.is_empty(), "{f:#?}");
+    let mut bf16 = keys.to_vec();
+    bf16[2].1 = "\"bfloat16\"";
+    assert!(run("6.1.0", bm, Some("closed"), &log(&bf16)).is_empty());
+}
+
+#[test]
+fn eval_schedule() {
+    let evals = |positions: &[u64]| -> String {
+        let mut t = log(&[CLOSED, ("global_batch_size", "32")]);
+        for p in positions {
+            t.push_str(&rec(
+                "eval_accuracy",
+                "3.5",
+                &format!("\"samples_count\": {p}"),
+            ));
+        }
+        t
+    };
+    let bm = Some("llama31_8b");
+    // Every 12288 within one batch: fine (12256 is a step before).
+    assert!(run("5.1.0", bm, None, &evals(&[12256, 24544, 36832, 36832])).is_empty());
+    // Twice as often: one warning naming the first bad interval.
+    let f = run("5.1.0", bm, None, &evals(&[12288, 18432, 24576, 30720]));
+    assert_eq!(
+        codes(&f),
+        vec![("POL030".into(), Severity::Warning)],
+        "{f:#?}"
+    );
+    assert!(f[0].message.contains("3 of 3"), "{}", f[0].message);
+    assert_eq!(f[0].line, Some(4));
+    // The first evaluation where the rules skip early ones (405B, 5.1).
+    let mut t = log(&[CLOSED, ("global_batch_size", "1152")]);
+    for p in [18432u64, 36864] {
+        t.push_str(&rec(
+            "eval_accuracy",
+            "5.0",
+            &format!("\"samples_count\": {p}"),
+        ));
+    }
+    let f = run("5.1.0", Some("llama31_405b"), None, &t);
+    assert_eq!(
+        codes(&f),
+        vec![("POL030".into(), Severity::Warning)],
+        "{f:#?}"
+    );
+    assert!(f[0].message.contains("earlier"), "{}", f[0].message);
+}
