@@ -175,12 +175,22 @@ const SCRIPT: &str = "<script>document.title='pwned'</script>";
 /// Package folder name: markup that would mark the page if it ran.
 const DIR: &str = "<img src=x onerror=document.body.setAttribute('data-pwned',1)>";
 
+/// Planted in the system description's `system_name`.
+const SYSTEM: &str = "<svg onload=alert(3)>";
+
 /// A copy of `examples/Example` under `tmp/DIR` with `IMG` and `SCRIPT`
-/// logged as `opt_name` of result_2 and result_3.
+/// logged as `opt_name` of result_2 and result_3, and `SYSTEM` as the
+/// system's name.
 fn planted(tmp: &Path) -> PathBuf {
     let src = manifest().join("examples/Example");
     let dst = tmp.join(DIR);
     copy_dir(&src, &dst);
+    let sys = dst.join("systems/example_system.json");
+    let text = std::fs::read_to_string(&sys).unwrap_or_else(|e| panic!("{e}"));
+    let from = r#""system_name": "Example system (1 node, 8 accelerators)""#;
+    assert!(text.contains(from), "system_name not found");
+    let to = format!(r#""system_name": "{SYSTEM}""#);
+    std::fs::write(&sys, text.replace(from, &to)).unwrap_or_else(|e| panic!("{e}"));
     let logs = dst.join("results/example_system/retinanet");
     for (file, payload) in [("result_2.txt", IMG), ("result_3.txt", SCRIPT)] {
         let p = logs.join(file);
@@ -223,6 +233,14 @@ fn planted_markup_is_escaped() {
         "script payload missing"
     );
     assert!(html.contains("&lt;img src=x onerror=document.body.setAttribute("));
+    assert!(
+        html.contains("&lt;svg onload=alert(3)&gt;"),
+        "system_name payload missing"
+    );
+    assert!(
+        !html.contains("<svg onload"),
+        "an <svg onload> tag reached the page"
+    );
     // Never as markup: no img element at all, and one script element (ours).
     assert!(!html.contains("<img"), "an <img> tag reached the page");
     assert_eq!(

@@ -308,14 +308,11 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
     let mut folders = Vec::new();
     for (i, b) in report.benchmarks.iter().enumerate() {
         let runs = runs_by_dir.get(b.path.as_str()).copied();
-        folders.push(folder_view(
-            i,
-            b,
-            runs,
-            &compliant,
-            &opts.rules.stats.rcp,
-            &mut tables,
-        ));
+        let mut view = folder_view(i, b, runs, &compliant, &opts.rules.stats.rcp, &mut tables);
+        if let Some(desc) = outcome.systems.get(&b.system) {
+            view.facts.splice(0..0, system_facts(desc));
+        }
+        folders.push(view);
     }
     let charts = folders.iter().map(|f| f.charts.len()).sum();
     let (groups, glossary) = findings_views(&report.findings, opts);
@@ -367,6 +364,51 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         glossary,
         charts,
     }
+}
+
+/// What the system description says about the hardware, as text.
+fn system_facts(desc: &serde_json::Value) -> Vec<Fact> {
+    let text = |key: &str| -> Option<String> {
+        let t = match desc.get(key)? {
+            serde_json::Value::String(s) => s.trim().to_string(),
+            serde_json::Value::Null => return None,
+            other => other.to_string(),
+        };
+        (!t.is_empty()).then_some(t)
+    };
+    let mut facts = Vec::new();
+    if let Some(name) = text("system_name") {
+        facts.push(Fact {
+            name: "system",
+            value: name,
+        });
+    }
+    let accel = match (
+        text("number_of_nodes"),
+        text("accelerators_per_node"),
+        text("accelerator_model_name"),
+    ) {
+        (Some(n), Some(a), Some(m)) => Some(format!(
+            "{n} {} × {a} {m}",
+            if n == "1" { "node" } else { "nodes" }
+        )),
+        (None, Some(a), Some(m)) => Some(format!("{a} × {m}")),
+        (_, _, Some(m)) => Some(m),
+        _ => None,
+    };
+    if let Some(a) = accel {
+        facts.push(Fact {
+            name: "accelerators",
+            value: a,
+        });
+    }
+    if let Some(f) = text("framework") {
+        facts.push(Fact {
+            name: "framework",
+            value: f,
+        });
+    }
+    facts
 }
 
 fn bypasses(report: &Report) -> Vec<String> {
@@ -781,6 +823,15 @@ fn folder_view(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_constants_are_unescaped() {
+        for t in [PAGE, CHART] {
+            assert!(!t.contains("|safe") && !t.contains("| safe"));
+        }
+        // The stylesheet and the script cannot close their elements.
+        assert!(!SCRIPT.contains("</") && !STYLE.contains("</"));
+    }
 
     #[test]
     fn shell_words() {

@@ -430,8 +430,8 @@ pub fn eval_chart(
     }
     let (x0, x1) = minmax(all.iter().map(|p| p.0));
     let (y0, y1) = minmax(all.iter().map(|p| p.1));
-    // Positions start at 0 when none is negative.
-    let (x0, x1) = if x0 >= 0.0 {
+    // Positions start at 0 unless the first evaluation comes late.
+    let (x0, x1) = if x0 >= 0.0 && x0 <= 0.3 * x1 {
         (0.0, padded(x0, x1).1)
     } else {
         padded(x0, x1)
