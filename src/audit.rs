@@ -14,7 +14,9 @@
 //! for the official `scaling.json` side effect.
 
 use crate::codes::CodeRegistry;
+use crate::config::Config;
 use crate::finding::{sort_findings, Finding, Severity};
+use crate::policy::{self, PolicyError, PolicyRules};
 use crate::report::{BenchmarkReport, Report};
 use crate::ruledata::RuleSource;
 use crate::rules::{self, LogCheck, Ruleset, Verdict};
@@ -36,6 +38,8 @@ pub struct CheckOptions {
     pub bert_train_samples: bool,
     /// Write `scaling.json` as the official tools do.
     pub write_scaling: bool,
+    /// The project config, whose waivers apply to the findings.
+    pub config: Option<Config>,
 }
 
 /// The report and the runs it was computed from (for renderers that draw
@@ -54,6 +58,8 @@ pub struct Rules {
     pub package: PackageRules,
     pub stats: StatsConfig,
     pub codes: CodeRegistry,
+    /// The closed-division policy pack; `None` for a round without one.
+    pub policy: Option<PolicyRules>,
 }
 
 impl Rules {
@@ -63,6 +69,11 @@ impl Rules {
             package: PackageRules::load(source, usage, version)?,
             stats: StatsConfig::load(source, version)?,
             codes: CodeRegistry::load(source)?,
+            policy: match PolicyRules::load(source, usage, version) {
+                Ok(p) => Some(p),
+                Err(PolicyError::Missing { .. }) => None,
+                Err(e) => return Err(e.into()),
+            },
         })
     }
 }
@@ -98,20 +109,58 @@ fn check_tree(
     tree: &submission::Submission,
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
-    // 2. Compliance of every log a verdict depends on.
+    let systems = read_systems(tree);
+    let division_of = |system: &str| {
+        systems
+            .get(system)
+            .and_then(|s| s.get("division"))
+            .and_then(|d| d.as_str())
+    };
+
+    // 2. Compliance (and closed-division policy) of every log a verdict
+    // depends on.
     let in_round = |b: &&BenchmarkDir| rules.package.benchmarks.contains_key(&b.benchmark);
-    let files: Vec<&submission::tree::FileRef> = tree
+    let files: Vec<(&submission::tree::FileRef, Option<&BenchmarkDir>)> = tree
         .benchmarks
         .iter()
         .filter(in_round)
-        .flat_map(|b| b.result_logs.iter())
-        .chain(tree.logs.iter())
+        .flat_map(|b| b.result_logs.iter().map(move |f| (f, Some(b))))
+        .chain(tree.logs.iter().map(|f| (f, None)))
         .collect();
-    let mut logs: Vec<LogCheck> = files
+    let checked: Vec<(LogCheck, Vec<Finding>)> = files
         .par_iter()
-        .map(|f| rules::check_file(&rules.compliance, &f.fs, &f.path))
+        .map(|(f, dir)| {
+            let log = rules::check_file(&rules.compliance, &f.fs, &f.path);
+            let pol = match &rules.policy {
+                Some(p) => policy::check_log(
+                    p,
+                    dir.map(|d| d.benchmark.as_str()),
+                    dir.and_then(|d| division_of(&d.system)),
+                    &f.path,
+                    &f.fs,
+                ),
+                None => Vec::new(),
+            };
+            (log, pol)
+        })
         .collect();
+    let mut logs = Vec::with_capacity(checked.len());
+    let mut policy_findings = Vec::new();
+    for (log, pol) in checked {
+        logs.push(log);
+        policy_findings.extend(pol);
+    }
     logs.sort_by(|a, b| a.path.cmp(&b.path));
+    // Implementation configs, unless every system is in the open division.
+    if let Some(p) = &rules.policy {
+        let all_open = !systems.is_empty()
+            && systems
+                .values()
+                .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
+        if !all_open {
+            policy_findings.extend(policy::check_configs(p, &tree.implementation_files));
+        }
+    }
     let verdicts: HashMap<&str, bool> = logs
         .iter()
         .map(|l| (l.path.as_str(), l.verdict == Verdict::Pass))
@@ -181,6 +230,7 @@ fn check_tree(
         .collect();
 
     let mut findings: Vec<Finding> = package.findings.clone();
+    findings.extend(policy_findings);
     let mut benchmarks = Vec::new();
     let mut runs = Vec::new();
     for r in per_folder {
@@ -190,27 +240,55 @@ fn check_tree(
         findings.extend(extra);
     }
 
-    // The verdict: any error outside the logs' own compliance findings
-    // (those reach the package through PKG005, which applies the olympic
-    // tolerance). Log files given on their own have no folder to tolerate
-    // them: their verdicts count directly.
-    // `official_verdict` leaves out the errors of checks the official
-    // tools do not make (codes marked `extra`).
-    let loose_logs_fail =
-        tree.kind == InputKind::Logs && logs.iter().any(|l| l.verdict == Verdict::Fail);
-    let fails = |official: bool| {
-        loose_logs_fail
-            || findings.iter().any(|f| {
-                f.severity == Severity::Error && !(official && rules.codes.is_extra(&f.code))
-            })
+    // The verdicts: an error outside the logs' own compliance findings
+    // fails (those reach the package through PKG005, which applies the
+    // olympic tolerance). Log files given on their own have no folder to
+    // tolerate them: their errors count directly. `official_verdict` leaves
+    // out the checks the official tools do not make (codes marked `extra`)
+    // and knows nothing of waivers; in `verdict`, a waiver of the project
+    // config (a reviewed exception) silences an error of mlaudit's own
+    // checks, never one the official tools would report.
+    let log_findings: Vec<Finding> = logs
+        .iter()
+        .flat_map(|l| l.findings.iter().cloned())
+        .collect();
+    let loose = tree.kind == InputKind::Logs;
+    let waived_by = |f: &Finding| {
+        opts.config
+            .as_ref()
+            .is_some_and(|c| c.waivers.iter().any(|w| w.matches(f)))
     };
+    let error = |f: &&Finding| f.severity == Severity::Error;
+    let official_fail = findings
+        .iter()
+        .chain(log_findings.iter().filter(|_| loose))
+        .filter(error)
+        .any(|f| !rules.codes.is_extra(&f.code));
+    let fail = findings
+        .iter()
+        .chain(log_findings.iter().filter(|_| loose))
+        .filter(error)
+        .any(|f| !(rules.codes.is_extra(&f.code) && waived_by(f)));
     let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
-    let verdict = as_verdict(fails(false));
-    let official_verdict = as_verdict(fails(true));
     for b in &mut benchmarks {
         b.finish(&findings);
     }
-    findings.extend(logs.iter().flat_map(|l| l.findings.iter().cloned()));
+    findings.extend(log_findings);
+    let mut waived = Vec::new();
+    if let Some(cfg) = &opts.config {
+        // Shown relative to the current folder when it is below it.
+        let cwd = std::env::current_dir()
+            .ok()
+            .and_then(|d| d.canonicalize().ok());
+        let rel = cwd
+            .as_deref()
+            .and_then(|d| cfg.path.strip_prefix(d).ok())
+            .unwrap_or(&cfg.path);
+        let shown = crate::submission::paths::display_root(rel);
+        let (kept, w) = crate::config::apply_waivers(findings, cfg, &shown);
+        findings = kept;
+        waived = w;
+    }
     sort_findings(&mut findings);
     findings.dedup();
 
@@ -219,25 +297,30 @@ fn check_tree(
     }
 
     let mut report = Report::new(&opts.usage, &opts.ruleset, &tree.root, logs, findings);
-    report.verdict = verdict;
-    report.official_verdict = official_verdict;
+    report.verdict = as_verdict(fail);
+    report.official_verdict = as_verdict(official_fail);
+    report.waived = waived;
     report.summary.benchmarks = benchmarks.len();
     report.bypasses = package.bypasses.clone();
     report.benchmarks = benchmarks;
-    let systems = tree
-        .systems
+    Ok(CheckOutcome {
+        report,
+        runs,
+        systems,
+    })
+}
+
+/// The system descriptions that parse as JSON objects, by id (the system
+/// checks report the others).
+fn read_systems(tree: &submission::Submission) -> BTreeMap<String, serde_json::Value> {
+    tree.systems
         .iter()
         .filter_map(|s| {
             let text = std::fs::read(&s.file.fs).ok()?;
             let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
             v.is_object().then(|| (s.id.clone(), v))
         })
-        .collect();
-    Ok(CheckOutcome {
-        report,
-        runs,
-        systems,
-    })
+        .collect()
 }
 
 /// Writes `scaling.json` where the official RCP checker would.

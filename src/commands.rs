@@ -214,6 +214,7 @@ fn run_check(source: &RuleSource, args: &CheckArgs) -> anyhow::Result<audit::Che
         },
         bert_train_samples: args.rcp_bert_train_samples,
         write_scaling: args.write_scaling,
+        config: crate::config::Config::find(&std::env::current_dir()?)?,
     };
     let outcome = match args.paths.as_slice() {
         [one] if !one.is_file() => {

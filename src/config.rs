@@ -108,6 +108,22 @@ impl Config {
         Config::parse(&text, &path).map(Some)
     }
 
+    /// The project config: `.mlaudit.toml` in `start` or the nearest folder
+    /// above it, not looking above the root of the git repository (the
+    /// first folder that has a `.git`). `Ok(None)` when there is none.
+    pub fn find(start: &Path) -> Result<Option<Config>, ConfigError> {
+        let start = start.canonicalize().unwrap_or_else(|_| start.to_path_buf());
+        for dir in start.ancestors() {
+            if let Some(c) = Config::load(dir)? {
+                return Ok(Some(c));
+            }
+            if dir.join(".git").exists() {
+                break;
+            }
+        }
+        Ok(None)
+    }
+
     /// Parses the text of a config file; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let display = path.display().to_string();

@@ -357,3 +357,111 @@ fn write_scaling_writes_only_when_asked() {
     let f = j["scaling_factor"].as_f64().unwrap_or(0.0);
     assert!((f - 1.0139).abs() < 1e-3, "scaling.json: {text}");
 }
+
+/// A copy of the example package in a temporary git-like root, with an
+/// implementation config that sets gradient compression.
+fn example_with_config(extra_config: Option<&str>) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = tmp.path();
+    std::fs::create_dir(root.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    let mut stack = vec![(manifest().join(EXAMPLE), root.join("Example"))];
+    while let Some((from, to)) = stack.pop() {
+        std::fs::create_dir_all(&to).unwrap_or_else(|e| panic!("{e}"));
+        for e in std::fs::read_dir(&from)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .flatten()
+        {
+            let target = to.join(e.file_name());
+            if e.path().is_dir() {
+                stack.push((e.path(), target));
+            } else {
+                std::fs::copy(e.path(), target).unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+    let impl_dir = root.join("Example/benchmarks/retinanet/implementations/pytorch");
+    std::fs::create_dir_all(&impl_dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        impl_dir.join("config_DGX.sh"),
+        "export DGXNGPU=8\nexport GRAD_COMPRESSION=powersgd\nexport ASYNC_EVAL=1\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(cfg) = extra_config {
+        std::fs::write(root.join(".mlaudit.toml"), cfg).unwrap_or_else(|e| panic!("{e}"));
+    }
+    tmp
+}
+
+const EXAMPLE: &str = "examples/Example";
+
+#[test]
+fn check_runs_the_policy_pack_on_implementation_configs() {
+    let tmp = example_with_config(None);
+    let out = mlaudit(&["check", "--ruleset", "5.0.0", "Example"], tmp.path());
+    let t = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        t.contains(
+            "Example/benchmarks/retinanet/implementations/pytorch/config_DGX.sh:2: warning[POL014]"
+        ),
+        "{t}"
+    );
+    // Asynchronous evaluation is an allowed neighbour.
+    assert!(!t.contains("config_DGX.sh:3"), "{t}");
+    assert_eq!(out.status.code(), Some(0), "a warning does not fail: {t}");
+}
+
+#[test]
+fn waivers_need_a_reason_cover_findings_and_report_unused_ones() {
+    let cfg = "[[waiver]]\ncode = \"POL014\"\npath = \"benchmarks/retinanet/implementations/pytorch/config_DGX.sh\"\nreason = \"PowerSGD approved by the working group\"\n\n[[waiver]]\ncode = \"POL010\"\nreason = \"no longer needed\"\n";
+    let tmp = example_with_config(Some(cfg));
+    let out = mlaudit(
+        &["check", "--ruleset", "5.0.0", "--format", "json", "Example"],
+        tmp.path(),
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(j["waived"][0]["code"], "POL014");
+    let findings = j["findings"].as_array().cloned().unwrap_or_default();
+    assert!(!findings.iter().any(|f| f["code"] == "POL014"));
+    let unused: Vec<&Value> = findings.iter().filter(|f| f["code"] == "CFG001").collect();
+    assert_eq!(unused.len(), 1);
+    assert_eq!(unused[0]["path"], ".mlaudit.toml");
+    assert_eq!(unused[0]["line"], 6);
+
+    let tmp = example_with_config(Some("[[waiver]]\ncode = \"POL014\"\n"));
+    let out = mlaudit(&["check", "--ruleset", "5.0.0", "Example"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(".mlaudit.toml:1:") && err.contains("no reason"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_waiver_cannot_hide_an_error_the_official_tools_report() {
+    // Break a second run: two non-compliant runs fail the folder (PKG005).
+    let tmp = example_with_config(Some(
+        "[[waiver]]\ncode = \"PKG005\"\nreason = \"trying to hide it\"\n",
+    ));
+    let log = tmp
+        .path()
+        .join("Example/results/example_system/retinanet/result_3.txt");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    std::fs::write(
+        &log,
+        text.replace(
+            "\"opt_weight_decay\", \"value\": 0.0",
+            "\"opt_weight_decay\", \"value\": 0.5",
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = mlaudit(
+        &["check", "--ruleset", "5.0.0", "--format", "json", "Example"],
+        tmp.path(),
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(j["waived"][0]["code"], "PKG005");
+    assert_eq!(j["verdict"], "fail");
+    assert_eq!(j["official_verdict"], "fail");
+    assert_eq!(out.status.code(), Some(1));
+}

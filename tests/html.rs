@@ -4,6 +4,7 @@
 //!   synthetic example package (numbers and text stripped) against
 //!   `tests/snapshots/html_structure.txt`; `MLAUDIT_UPDATE_SNAPSHOTS=1`
 //!   rewrites it;
+//! - `unwritable_html_file_is_a_tool_error`: exit 2 with a message;
 //! - `planted_markup_is_escaped`: markup planted in log values and in the
 //!   package's folder name comes out as text;
 //! - `report_renders_in_chromium`: headless Chromium loads the report of the
@@ -168,6 +169,24 @@ fn structure_matches_snapshot() {
             "report refers to {needle}"
         );
     }
+}
+
+#[test]
+fn unwritable_html_file_is_a_tool_error() {
+    let run = mlaudit(
+        &[
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "examples/Example",
+            "--html",
+            "/nonexistent-dir/report.html",
+        ],
+        manifest(),
+    );
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("cannot write the HTML report"), "{err}");
 }
 
 const IMG: &str = "<img src=x onerror=alert(1)>";

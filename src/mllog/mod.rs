@@ -9,16 +9,26 @@
 //! A line we cannot decode becomes a [`Malformed`] record; nothing here
 //! panics or stops at bad input.
 
+pub mod json;
 mod line;
+mod split;
 
-pub use line::{decode, record_text, RawRecord, RecordError};
+pub use line::{decode, record_text, Record, RecordError};
+pub use split::{MAX_LINE_BYTES, READ_CHUNK};
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::borrow::Cow;
+use std::io::{self, Read};
 
 /// The marker that starts an MLLOG record.
 pub const MARKER: &[u8] = b":::MLLOG ";
 
-/// One decoded MLLOG event, owned, ready for the rules engine.
+/// How many malformed records, non-string keys and over-long lines a scan
+/// keeps in detail; the rest are only counted, so a log of a million broken
+/// lines does not take a million entries of memory.
+pub const MAX_KEPT: usize = 100;
+
+/// One decoded MLLOG event, owned, for callers that want `serde_json` values
+/// (package checks, statistics). The rules engine reads [`Record`]s.
 #[derive(Debug, Clone)]
 pub struct Event {
     /// 1-based physical line number in the file.
@@ -39,55 +49,86 @@ pub struct Malformed {
     pub excerpt: String,
 }
 
+/// A line longer than [`MAX_LINE_BYTES`] that carries the marker: it is not
+/// read, and reported instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LongLine {
+    pub line: u64,
+    pub bytes: u64,
+}
+
 /// What a scan of a log produced besides the events.
 #[derive(Debug, Default, Clone)]
 pub struct ScanSummary {
     pub lines: u64,
+    /// Pieces that carry the marker (well-formed or not, over-long included).
     pub records: u64,
     pub bytes: u64,
+    /// The first [`MAX_KEPT`] malformed records; `malformed_total` counts all.
     pub malformed: Vec<Malformed>,
-    /// Records whose `key` is not a string: ignored, as the official tool does.
+    pub malformed_total: u64,
+    /// Records whose `key` is not a string: ignored, as the official tool
+    /// does (first [`MAX_KEPT`] lines; `non_string_total` counts all).
     pub non_string_keys: Vec<u64>,
+    pub non_string_total: u64,
+    /// Marker lines longer than [`MAX_LINE_BYTES`] (first [`MAX_KEPT`]).
+    pub long_lines: Vec<LongLine>,
+    pub long_total: u64,
 }
 
-/// Streams `reader` once, calling `on_event` for every well-formed record
-/// whose key `wanted` accepts. Other records are still validated.
-pub fn scan<R: Read>(
-    reader: R,
-    mut wanted: impl FnMut(&str) -> bool,
-    mut on_event: impl FnMut(Event),
-) -> io::Result<ScanSummary> {
-    let mut reader = BufReader::with_capacity(1 << 16, reader);
-    let mut buf: Vec<u8> = Vec::with_capacity(1024);
-    let mut summary = ScanSummary::default();
-    let mut line_no: u64 = 0;
-    loop {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            break;
-        }
-        summary.bytes += n as u64;
-        line_no += 1;
-        let mut text: &[u8] = &buf;
-        if let Some(rest) = text.strip_suffix(b"\n") {
-            text = rest;
-        }
-        if memchr::memmem::find(text, MARKER).is_none() {
-            continue;
-        }
-        // A lone '\r' ends a line for the official reader: treat each
-        // '\r'-separated piece of this physical line as its own line.
-        if memchr::memchr(b'\r', text).is_some() {
-            for piece in text.split(|&b| b == b'\r') {
-                handle_piece(piece, line_no, &mut summary, &mut wanted, &mut on_event);
-            }
-        } else {
-            handle_piece(text, line_no, &mut summary, &mut wanted, &mut on_event);
+impl ScanSummary {
+    /// Records that decoded (whatever their key).
+    pub fn well_formed(&self) -> u64 {
+        self.records
+            .saturating_sub(self.malformed_total + self.long_total)
+    }
+
+    fn malformed(&mut self, line: u64, error: String, body: &[u8]) {
+        self.malformed_total += 1;
+        if self.malformed.len() < MAX_KEPT {
+            self.malformed.push(Malformed {
+                line,
+                error,
+                excerpt: excerpt(body),
+            });
         }
     }
-    summary.lines = line_no;
+}
+
+/// Streams `reader` once with bounded memory, calling `on_record` for every
+/// well-formed record whose (string) key `wanted` accepts. Other records
+/// are still validated and counted.
+pub fn scan_records<R: Read>(
+    reader: R,
+    mut wanted: impl FnMut(&str) -> bool,
+    mut on_record: impl FnMut(&Record<'_>),
+) -> io::Result<ScanSummary> {
+    let mut summary = ScanSummary::default();
+    let stats = split::pieces(reader, |item, line| match item {
+        split::Item::Piece(piece) => {
+            handle_piece(piece, line, &mut summary, &mut wanted, &mut on_record)
+        }
+        split::Item::Long(bytes) => {
+            summary.records += 1;
+            summary.long_total += 1;
+            if summary.long_lines.len() < MAX_KEPT {
+                summary.long_lines.push(LongLine { line, bytes });
+            }
+        }
+    })?;
+    summary.lines = stats.lines;
+    summary.bytes = stats.bytes;
     Ok(summary)
+}
+
+/// Like [`scan_records`], with each wanted record decoded into an owned
+/// [`Event`] of `serde_json` values.
+pub fn scan<R: Read>(
+    reader: R,
+    wanted: impl FnMut(&str) -> bool,
+    mut on_event: impl FnMut(Event),
+) -> io::Result<ScanSummary> {
+    scan_records(reader, wanted, |r| on_event(r.to_event()))
 }
 
 fn handle_piece(
@@ -95,41 +136,32 @@ fn handle_piece(
     line_no: u64,
     summary: &mut ScanSummary,
     wanted: &mut impl FnMut(&str) -> bool,
-    on_event: &mut impl FnMut(Event),
+    on_record: &mut impl FnMut(&Record<'_>),
 ) {
     let Some(pos) = memchr::memmem::rfind(piece, MARKER) else {
         return;
     };
     summary.records += 1;
     let body = &piece[pos + MARKER.len()..];
-    let text = record_text(body);
-    match decode(&text) {
-        Ok(raw) => {
-            let Some(key) = raw.key.as_deref() else {
-                summary.non_string_keys.push(line_no);
-                return;
-            };
-            if !wanted(key) {
-                return;
-            }
-            match raw.into_event(line_no) {
-                Ok(event) => on_event(event),
-                Err(error) => summary.malformed.push(Malformed {
-                    line: line_no,
-                    error: error.to_string(),
-                    excerpt: excerpt(body),
-                }),
+    let text: Cow<'_, str> = record_text(body);
+    match decode(&text, line_no) {
+        Ok(Some(record)) => {
+            if wanted(&record.key) {
+                on_record(&record);
             }
         }
-        Err(error) => summary.malformed.push(Malformed {
-            line: line_no,
-            error: error.to_string(),
-            excerpt: excerpt(body),
-        }),
+        Ok(None) => {
+            summary.non_string_total += 1;
+            if summary.non_string_keys.len() < MAX_KEPT {
+                summary.non_string_keys.push(line_no);
+            }
+        }
+        Err(error) => summary.malformed(line_no, error.to_string(), body),
     }
 }
 
 fn excerpt(body: &[u8]) -> String {
+    let body = &body[..body.len().min(4 * 120)];
     let text = String::from_utf8_lossy(body);
     let mut out: String = text.chars().take(120).collect();
     if text.chars().count() > 120 {

@@ -42,6 +42,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Bypasses requested (command line or `package_checker_params`).
     pub bypasses: Vec<BypassUse>,
+    /// Findings a waiver of the project config covers (reviewed exceptions).
+    pub waived: Vec<Finding>,
 }
 
 /// One `results/<system>/<benchmark>` folder in the report.
@@ -168,6 +170,7 @@ impl Report {
             benchmarks: Vec::new(),
             findings,
             bypasses: Vec::new(),
+            waived: Vec::new(),
         }
     }
 }

@@ -74,6 +74,13 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
             plural(tolerated, "non-compliant run", "non-compliant runs")
         )?;
     }
+    if !report.waived.is_empty() {
+        writeln!(
+            out,
+            "note: {} waived by the project config (listed in the JSON report)",
+            plural(report.waived.len(), "finding", "findings")
+        )?;
+    }
     if report.official_verdict != report.verdict {
         let official = match report.official_verdict {
             Verdict::Pass => "PASS",

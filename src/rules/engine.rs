@@ -1,24 +1,36 @@
-//! Running a ruleset over one log.
+//! Running a ruleset over one log, in one streaming pass with bounded
+//! memory.
 //!
-//! The log is scanned once; the events whose key some pack cares about are
-//! kept. Then, as the official checker does, the root pack walks them with a
-//! fresh state, and every pack it includes (by division, by benchmark) walks
-//! them again with its own fresh state, in the order they were included.
-//! When a later pack has a rule for a key, the errors earlier packs raised for
-//! that key are dropped: benchmark rules replace common rules.
+//! The official checker reads the whole log, then lets the root pack walk its
+//! events with a fresh state, then every pack it includes (by division, by
+//! benchmark) walk them again with its own fresh state, in the order they
+//! were included. When a later pack has a rule for a key, the errors earlier
+//! packs raised for that key are dropped: benchmark rules replace common
+//! rules.
+//!
+//! We get the same result without keeping the events: every pack run (an
+//! *instance*) has its own state and sees each event as it is read. An
+//! instance included part-way through the log first replays the events read
+//! so far from a bounded replay buffer; when an include comes after the
+//! buffer was given up (more than [`REPLAY_EVENTS`] events or
+//! [`REPLAY_BYTES`] bytes), the file is read again for that instance. The
+//! voiding of earlier errors and the virtual events of aggregates are
+//! applied at the end, in include order, exactly as a sequential walk would.
+//! Nothing kept grows with the length of the log: findings per rule,
+//! aggregate groups and pack runs have limits (see the constants).
 
 use super::expr::Expr;
 use super::load::{Check, Pack, Rule, Ruleset, ROOT_PACK};
 use super::pack::Require;
 use crate::finding::{Finding, Severity};
-use crate::mllog::{self, Event};
+use crate::mllog::{self, Record, ScanSummary};
 use minijinja::value::{Enumerator, Object};
 use minijinja::Value;
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// Codes of the findings the engine itself raises (documented in
 /// `rules/codes/log.yaml`).
@@ -29,7 +41,25 @@ pub mod codes {
     pub const NON_STRING_KEY: &str = "LOG004";
     pub const UNREADABLE: &str = "LOG005";
     pub const RULE_ERROR: &str = "LOG006";
+    pub const LONG_LINE: &str = "LOG007";
+    pub const LIMIT: &str = "LOG008";
 }
+
+/// Events kept for instances included part-way through a log. Shipped packs
+/// include on `submission_division` and `submission_benchmark`, logged in
+/// the first lines of a run, so a replay from memory is the rule and a
+/// second read of the file the exception.
+pub const REPLAY_EVENTS: usize = 20_000;
+/// Bytes of record text the replay buffer may stand for.
+pub const REPLAY_BYTES: usize = 16 << 20;
+/// Findings one rule (code and key) of one pack run reports in detail; the
+/// rest are counted in one more finding. Real logs have a handful.
+pub const MAX_FINDINGS_PER_RULE: usize = 100;
+/// Groups one aggregate builds (stable diffusion logs have about 20).
+pub const MAX_GROUPS: usize = 1_000;
+/// Pack runs one log may start: a pack that includes itself would otherwise
+/// never stop. Shipped rulesets start at most 3.
+pub const MAX_PACK_RUNS: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,19 +84,36 @@ pub struct LogCheck {
 }
 
 /// One event as the rules see it.
+#[derive(Clone)]
 struct Ev {
     line: u64,
-    key: String,
+    key: Value,
     v: Value,
+}
+
+impl Ev {
+    fn key(&self) -> &str {
+        self.key.as_str().unwrap_or_default()
+    }
 }
 
 /// Checks the log at `path`, reporting it as `display`. An unreadable file
 /// is a failing check with an `LOG005` finding, not an error.
 pub fn check_file(ruleset: &Ruleset, path: &Path, display: &str) -> LogCheck {
-    match std::fs::File::open(path) {
-        Ok(f) => check_reader(ruleset, f, display),
-        Err(e) => unreadable(display, &e),
-    }
+    let mut open = || -> std::io::Result<Box<dyn Read>> {
+        let f = std::fs::File::open(path)?;
+        if f.metadata()?.is_dir() {
+            return Err(std::io::Error::other("is a directory, not a log file"));
+        }
+        Ok(Box::new(f))
+    };
+    check_source(ruleset, &mut open, display)
+}
+
+/// Checks a log held in memory, reporting it as `display`.
+pub fn check_bytes(ruleset: &Ruleset, bytes: &[u8], display: &str) -> LogCheck {
+    let mut open = || -> std::io::Result<Box<dyn Read + '_>> { Ok(Box::new(bytes)) };
+    check_source(ruleset, &mut open, display)
 }
 
 fn unreadable(display: &str, e: &std::io::Error) -> LogCheck {
@@ -79,36 +126,74 @@ fn unreadable(display: &str, e: &std::io::Error) -> LogCheck {
     finish(display, vec![finding], None, None, None)
 }
 
-/// Checks a log read from `reader`, reporting it as `display`.
-pub fn check_reader<R: Read>(ruleset: &Ruleset, reader: R, display: &str) -> LogCheck {
-    let mut events: Vec<Ev> = Vec::new();
-    let mut division = None;
-    let mut benchmark = None;
-    let (mut run_start, mut run_stop) = (None, None);
-    let scanned = mllog::scan(
-        reader,
-        |k| ruleset.keys.contains(k),
-        |e: Event| {
-            match e.key.as_str() {
-                "submission_division" if division.is_none() => division = as_text(&e.value),
-                "submission_benchmark" if benchmark.is_none() => benchmark = as_text(&e.value),
-                "run_start" if run_start.is_none() => run_start = Some(e.time_ms),
-                "run_stop" => run_stop = Some(e.time_ms),
-                _ => {}
-            }
-            events.push(to_ev(e));
-        },
-    );
-    let summary = match scanned {
-        Ok(s) => s,
+/// Facts read in the first pass besides the rule walk.
+#[derive(Default)]
+struct Facts {
+    division: Option<String>,
+    benchmark: Option<String>,
+    run_start: Option<f64>,
+    run_stop: Option<f64>,
+}
+
+impl Facts {
+    fn note(&mut self, r: &Record<'_>) {
+        match r.key.as_ref() {
+            "submission_division" if self.division.is_none() => self.division = as_text(r.value),
+            "submission_benchmark" if self.benchmark.is_none() => self.benchmark = as_text(r.value),
+            "run_start" if self.run_start.is_none() => self.run_start = Some(r.time_ms),
+            "run_stop" => self.run_stop = Some(r.time_ms),
+            _ => {}
+        }
+    }
+}
+
+/// Checks the log `open` reads (and reads again when a late include needs it).
+fn check_source<'s>(
+    ruleset: &Ruleset,
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn Read + 's>>,
+    display: &str,
+) -> LogCheck {
+    let mut run = Run {
+        ruleset,
+        display,
+        insts: Vec::new(),
+        extra: Vec::new(),
+    };
+    run.new_instance(ROOT_PACK, None, None);
+    let mut facts = Facts::default();
+    let summary = match run.passes(open, Some(&mut facts)) {
+        Ok(Some(s)) => s,
+        Ok(None) => ScanSummary::default(),
         Err(e) => return unreadable(display, &e),
     };
-    let seconds = match (run_start, run_stop) {
+    let seconds = match (facts.run_start, facts.run_stop) {
         (Some(a), Some(b)) => Some((b - a) / 1000.0),
         _ => None,
     };
+    let mut findings = scan_findings(&summary, display);
+    if summary.well_formed() == 0 {
+        if summary.long_total == 0 {
+            findings.push(Finding::new(
+                codes::NO_RECORDS,
+                Severity::Error,
+                display,
+                "no ':::MLLOG' records found in the log",
+            ));
+        }
+        return finish(display, findings, facts.division, facts.benchmark, seconds);
+    }
+    match run.finish_all(open) {
+        Ok(tagged) => findings.extend(tagged.into_iter().map(|t| t.finding)),
+        Err(e) => return unreadable(display, &e),
+    }
+    findings.append(&mut run.extra);
+    finish(display, findings, facts.division, facts.benchmark, seconds)
+}
 
-    let mut findings: Vec<Finding> = Vec::new();
+/// Findings about the bytes of the log: malformed records, non-string keys,
+/// over-long lines.
+fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
+    let mut findings = Vec::new();
     for m in &summary.malformed {
         findings.push(
             Finding::new(
@@ -119,6 +204,18 @@ pub fn check_reader<R: Read>(ruleset: &Ruleset, reader: R, display: &str) -> Log
             )
             .at_line(Some(m.line)),
         );
+    }
+    let more = summary.malformed_total - summary.malformed.len() as u64;
+    if more > 0 {
+        findings.push(Finding::new(
+            codes::MALFORMED,
+            Severity::Error,
+            display,
+            format!(
+                "{more} more malformed MLLOG records (only the first {} are listed)",
+                mllog::MAX_KEPT
+            ),
+        ));
     }
     for &line in &summary.non_string_keys {
         findings.push(
@@ -131,56 +228,40 @@ pub fn check_reader<R: Read>(ruleset: &Ruleset, reader: R, display: &str) -> Log
             .at_line(Some(line)),
         );
     }
-    let parsed = summary.records - summary.malformed.len() as u64;
-    if parsed == 0 {
+    let more = summary.non_string_total - summary.non_string_keys.len() as u64;
+    if more > 0 {
         findings.push(Finding::new(
-            codes::NO_RECORDS,
+            codes::NON_STRING_KEY,
+            Severity::Warning,
+            display,
+            format!("{more} more records whose 'key' is not a string"),
+        ));
+    }
+    for l in &summary.long_lines {
+        findings.push(
+            Finding::new(
+                codes::LONG_LINE,
+                Severity::Error,
+                display,
+                format!(
+                    "MLLOG line of {} bytes is longer than the {} bytes a record may have; it is not read",
+                    l.bytes,
+                    mllog::MAX_LINE_BYTES
+                ),
+            )
+            .at_line(Some(l.line)),
+        );
+    }
+    let more = summary.long_total - summary.long_lines.len() as u64;
+    if more > 0 {
+        findings.push(Finding::new(
+            codes::LONG_LINE,
             Severity::Error,
             display,
-            "no ':::MLLOG' records found in the log",
+            format!("{more} more over-long MLLOG lines"),
         ));
-        return finish(display, findings, division, benchmark, seconds);
     }
-
-    let mut run = Run {
-        display,
-        findings: Vec::new(),
-        alternatives_reported: Vec::new(),
-    };
-    let mut queue: VecDeque<(String, Option<u64>)> =
-        VecDeque::from([(ROOT_PACK.to_string(), None)]);
-    let mut pack_index = 0usize;
-    // `pack_index` numbers the packs in the order they run (for messages).
-    while let Some((name, from_line)) = queue.pop_front() {
-        let Some(pack) = ruleset.packs.get(&name) else {
-            run.findings.push(Tagged {
-                key: None,
-                finding: Finding::new(
-                    codes::MISSING_PACK,
-                    Severity::Error,
-                    display,
-                    format!(
-                        "the log asks for rule pack '{name}', which ruleset {} {} does not have",
-                        ruleset.usage, ruleset.version
-                    ),
-                )
-                .at_line(from_line),
-            });
-            pack_index += 1;
-            continue;
-        };
-        // Errors earlier packs raised for keys this pack redefines are void.
-        run.findings.retain(|t| {
-            t.finding.severity != Severity::Error
-                || t.key.as_ref().is_none_or(|k| !pack.by_key.contains_key(k))
-        });
-        for include in run.pack(pack, pack_index, &mut events) {
-            queue.push_back(include);
-        }
-        pack_index += 1;
-    }
-    findings.extend(run.findings.into_iter().map(|t| t.finding));
-    finish(display, findings, division, benchmark, seconds)
+    findings
 }
 
 fn finish(
@@ -209,26 +290,30 @@ fn finish(
     }
 }
 
-fn as_text(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Null => None,
+/// A logged value as text: a string as itself, `null` as nothing, anything
+/// else as its JSON text.
+fn as_text(raw: &str) -> Option<String> {
+    match raw {
+        "null" => None,
+        _ if raw.starts_with('"') => Some(mllog::json::unescape(raw)),
         other => Some(other.to_string()),
     }
 }
 
-fn to_ev(e: Event) -> Ev {
+fn to_ev(r: &Record<'_>) -> Ev {
+    let key = Value::from(r.key.as_ref());
     let v = Value::from_object(EventObj {
-        key: Value::from(e.key.as_str()),
-        value: json_to_value(&e.value),
-        metadata: json_to_value(&e.metadata),
-        time_ms: Value::from(e.time_ms),
-        line: Value::from(e.line),
-        event_type: e.event_type.map(Value::from).unwrap_or_default(),
+        key: key.clone(),
+        value: r.value(),
+        metadata_raw: r.metadata.into(),
+        metadata: OnceLock::new(),
+        time_ms: Value::from(r.time_ms),
+        line: Value::from(r.line),
+        event_type: r.event_type.as_deref().map(Value::from).unwrap_or_default(),
     });
     Ev {
-        line: e.line,
-        key: e.key,
+        line: r.line,
+        key,
         v,
     }
 }
@@ -255,12 +340,14 @@ pub fn json_to_value(j: &serde_json::Value) -> Value {
     }
 }
 
-/// The event object `v` of rule expressions.
+/// The event object `v` of rule expressions. `metadata` is decoded on first
+/// use: most rules never read it.
 #[derive(Debug)]
 struct EventObj {
     key: Value,
     value: Value,
-    metadata: Value,
+    metadata_raw: Box<str>,
+    metadata: OnceLock<Value>,
     time_ms: Value,
     line: Value,
     event_type: Value,
@@ -271,7 +358,10 @@ impl Object for EventObj {
         Some(match key.as_str()? {
             "key" => self.key.clone(),
             "value" => self.value.clone(),
-            "metadata" => self.metadata.clone(),
+            "metadata" => self
+                .metadata
+                .get_or_init(|| mllog::json::parse(&self.metadata_raw).unwrap_or_default())
+                .clone(),
             "time_ms" => self.time_ms.clone(),
             "line" => self.line.clone(),
             "event_type" => self.event_type.clone(),
@@ -284,17 +374,55 @@ impl Object for EventObj {
     }
 }
 
-/// The names in scope of a rule expression: `v` and `s`.
+/// The state `s` of one pack run, updated in place (rebuilding a map on
+/// every assignment was a quarter of the run time).
+/// A pack has about ten state variables: a list beats a hash map.
+#[derive(Debug, Default)]
+struct StateObj {
+    vars: RwLock<Vec<(String, Value)>>,
+}
+
+impl StateObj {
+    fn set(&self, name: &str, v: Value) {
+        let mut vars = self.vars.write().unwrap_or_else(|e| e.into_inner());
+        match vars.iter_mut().find(|(k, _)| k == name) {
+            Some(slot) => slot.1 = v,
+            None => vars.push((name.to_string(), v)),
+        }
+    }
+
+    /// A frozen copy, for aggregates (which see the state before the walk).
+    fn snapshot(&self) -> Value {
+        let vars = self.vars.read().unwrap_or_else(|e| e.into_inner());
+        Value::from_iter(vars.iter().map(|(k, v)| (k.clone(), v.clone())))
+    }
+}
+
+impl Object for StateObj {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let vars = self.vars.read().unwrap_or_else(|e| e.into_inner());
+        let key = key.as_str()?;
+        vars.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        let vars = self.vars.read().unwrap_or_else(|e| e.into_inner());
+        Enumerator::Values(vars.iter().map(|(k, _)| Value::from(k.as_str())).collect())
+    }
+}
+
+/// The names in scope of a rule expression: `v` and `s`. One per pack run,
+/// with `v` swapped for each event.
 #[derive(Debug)]
 struct Scope {
-    v: Value,
+    v: RwLock<Value>,
     s: Value,
 }
 
 impl Object for Scope {
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
         match key.as_str()? {
-            "v" => Some(self.v.clone()),
+            "v" => Some(self.v.read().unwrap_or_else(|e| e.into_inner()).clone()),
             "s" => Some(self.s.clone()),
             _ => None,
         }
@@ -305,9 +433,10 @@ impl Object for Scope {
     }
 }
 
+/// A scope over a fixed event and state (aggregates, end checks).
 fn scope(v: &Value, s: &Value) -> Value {
     Value::from_object(Scope {
-        v: v.clone(),
+        v: RwLock::new(v.clone()),
         s: s.clone(),
     })
 }
@@ -316,13 +445,6 @@ struct Tagged {
     /// The key an error is about, when a later pack may void it.
     key: Option<String>,
     finding: Finding,
-}
-
-struct Run<'a> {
-    display: &'a str,
-    findings: Vec<Tagged>,
-    /// Alternative sets already reported by the current pack.
-    alternatives_reported: Vec<String>,
 }
 
 /// Per-rule bookkeeping during one pack's walk.
@@ -340,20 +462,324 @@ struct Seen {
     last_value: Option<Value>,
 }
 
-struct State {
-    vars: indexmap::IndexMap<String, Value>,
-    value: Value,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Needs a read of the log from its first line.
+    Fresh,
+    /// Seeing the events of the current read.
+    Live,
+    /// Has seen every real event.
+    Read,
+    /// Virtual events and end checks done.
+    Done,
 }
 
-impl State {
-    fn set(&mut self, name: &str, v: Value) {
-        self.vars.insert(name.to_string(), v);
-        self.value = Value::from_iter(self.vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+/// One group of an aggregate.
+struct Group {
+    group: Value,
+    fields: Vec<(String, Value)>,
+    time_ms: f64,
+    line: u64,
+}
+
+#[derive(Default)]
+struct Groups {
+    list: Vec<Group>,
+    index: HashMap<Value, usize>,
+    dropped: u64,
+}
+
+/// One run of one pack over the log.
+struct Inst<'r> {
+    name: String,
+    /// `None`: the ruleset has no such pack.
+    pack: Option<&'r Pack>,
+    /// Line of the event that included it.
+    from_line: Option<u64>,
+    phase: Phase,
+    state: Arc<StateObj>,
+    scope: Arc<Scope>,
+    scope_value: Value,
+    /// The state before the walk, for aggregates.
+    start_state: Value,
+    seen: Vec<Seen>,
+    groups: Vec<Groups>,
+    children: Vec<usize>,
+    findings: Vec<Tagged>,
+    /// Findings not kept, by (code, key).
+    dropped: HashMap<(String, Option<String>), (usize, Severity)>,
+    kept: HashMap<(String, Option<String>), usize>,
+    alternatives_reported: Vec<String>,
+}
+
+struct Run<'a, 'r> {
+    ruleset: &'r Ruleset,
+    display: &'a str,
+    insts: Vec<Inst<'r>>,
+    /// Findings about the run itself (limits reached).
+    extra: Vec<Finding>,
+}
+
+impl<'r> Run<'_, 'r> {
+    /// Adds a pack run; `None` when the limit of pack runs is reached.
+    fn new_instance(
+        &mut self,
+        name: &str,
+        from_line: Option<u64>,
+        parent: Option<usize>,
+    ) -> Option<usize> {
+        if self.insts.len() >= MAX_PACK_RUNS {
+            if self.insts.len() == MAX_PACK_RUNS {
+                self.extra.push(
+                    Finding::new(
+                        codes::LIMIT,
+                        Severity::Error,
+                        self.display,
+                        format!(
+                            "the rule packs include more than {MAX_PACK_RUNS} packs (last: '{name}'); the rest are not run"
+                        ),
+                    )
+                    .at_line(from_line),
+                );
+                // Count it once.
+                self.insts.push(Inst::missing(name, from_line));
+                if let Some(last) = self.insts.last_mut() {
+                    last.phase = Phase::Done;
+                    last.pack = None;
+                }
+            }
+            return None;
+        }
+        let pack = self.ruleset.packs.get(name);
+        let mut inst = Inst::missing(name, from_line);
+        if let Some(pack) = pack {
+            inst.pack = Some(pack);
+            inst.phase = Phase::Fresh;
+            inst.seen = pack.rules.iter().map(|_| Seen::default()).collect();
+            inst.groups = pack.aggregates.iter().map(|_| Groups::default()).collect();
+            inst.init_state(self.display);
+        }
+        let idx = self.insts.len();
+        self.insts.push(inst);
+        if let Some(p) = parent {
+            self.insts[p].children.push(idx);
+        }
+        Some(idx)
+    }
+
+    /// Reads the log as many times as instances need it (once, normally).
+    /// Returns the summary of the first read, if this call made one.
+    fn passes<'s>(
+        &mut self,
+        open: &mut dyn FnMut() -> std::io::Result<Box<dyn Read + 's>>,
+        mut facts: Option<&mut Facts>,
+    ) -> std::io::Result<Option<ScanSummary>> {
+        let mut first = None;
+        loop {
+            let mut live: Vec<usize> = Vec::new();
+            for (i, inst) in self.insts.iter_mut().enumerate() {
+                if inst.phase == Phase::Fresh {
+                    inst.phase = Phase::Live;
+                    live.push(i);
+                }
+            }
+            if live.is_empty() {
+                return Ok(first);
+            }
+            let reader = open()?;
+            let mut buffer: Vec<Ev> = Vec::new();
+            let mut buffer_bytes = 0usize;
+            let mut buffering = true;
+            let keys = &self.ruleset.keys;
+            let summary = mllog::scan_records(
+                reader,
+                |k| keys.contains(k),
+                |r| {
+                    if let Some(f) = facts.as_deref_mut() {
+                        f.note(r);
+                    }
+                    let ev = to_ev(r);
+                    if buffering {
+                        buffer_bytes += r.value.len() + r.metadata.len() + 64;
+                        if buffer.len() < REPLAY_EVENTS && buffer_bytes < REPLAY_BYTES {
+                            buffer.push(ev.clone());
+                        } else {
+                            buffering = false;
+                            buffer = Vec::new();
+                        }
+                    }
+                    let mut born: VecDeque<usize> = VecDeque::new();
+                    for &i in &live {
+                        self.feed(i, &ev, true, &mut born);
+                    }
+                    // Instances included just now see what came before.
+                    while let Some(c) = born.pop_front() {
+                        if self.insts[c].phase != Phase::Fresh {
+                            continue;
+                        }
+                        if !buffering {
+                            continue; // read again in the next pass
+                        }
+                        self.insts[c].phase = Phase::Live;
+                        for e in &buffer {
+                            self.feed(c, e, true, &mut born);
+                        }
+                        live.push(c);
+                    }
+                },
+            )?;
+            for &i in &live {
+                self.insts[i].phase = Phase::Read;
+            }
+            facts = None;
+            if first.is_none() {
+                first = Some(summary);
+            }
+        }
+    }
+
+    /// Virtual events and end checks of every run, in include order, and
+    /// the voiding of errors later packs redefine. Returns the findings.
+    fn finish_all<'s>(
+        &mut self,
+        open: &mut dyn FnMut() -> std::io::Result<Box<dyn Read + 's>>,
+    ) -> std::io::Result<Vec<Tagged>> {
+        let mut out: Vec<Tagged> = Vec::new();
+        let mut virt_all: Vec<Ev> = Vec::new();
+        let mut queue: VecDeque<usize> = VecDeque::from([0]);
+        while let Some(j) = queue.pop_front() {
+            let Some(pack) = self.insts[j].pack else {
+                if self.insts[j].phase != Phase::Done || j < MAX_PACK_RUNS {
+                    let inst = &self.insts[j];
+                    out.push(Tagged {
+                        key: None,
+                        finding: Finding::new(
+                            codes::MISSING_PACK,
+                            Severity::Error,
+                            self.display,
+                            format!(
+                                "the log asks for rule pack '{}', which ruleset {} {} does not have",
+                                inst.name, self.ruleset.usage, self.ruleset.version
+                            ),
+                        )
+                        .at_line(inst.from_line),
+                    });
+                }
+                continue;
+            };
+            // Errors earlier packs raised for keys this pack redefines are void.
+            out.retain(|t| {
+                t.finding.severity != Severity::Error
+                    || t.key.as_ref().is_none_or(|k| !pack.by_key.contains_key(k))
+            });
+            if self.insts[j].phase == Phase::Fresh {
+                self.passes(open, None)?;
+            }
+            // This run's aggregates also see earlier runs' virtual events.
+            for ev in &virt_all {
+                self.insts[j].aggregate(ev);
+            }
+            virt_all.extend(self.insts[j].virtual_events(self.display));
+            let mut born = VecDeque::new();
+            for ev in &virt_all {
+                self.feed(j, ev, false, &mut born);
+            }
+            if self.insts.iter().any(|i| i.phase == Phase::Fresh) {
+                self.passes(open, None)?;
+            }
+            self.insts[j].end(self.display);
+            self.insts[j].phase = Phase::Done;
+            out.append(&mut self.insts[j].take_findings());
+            queue.extend(self.insts[j].children.iter().copied());
+        }
+        Ok(out)
+    }
+
+    /// One event through instance `i`; instances it includes are added to
+    /// `born`.
+    fn feed(&mut self, i: usize, ev: &Ev, real: bool, born: &mut VecDeque<usize>) {
+        let includes = self.insts[i].walk(ev, real, self.display);
+        for (name, line) in includes {
+            if let Some(c) = self.new_instance(&name, line, Some(i)) {
+                born.push_back(c);
+            }
+        }
     }
 }
 
-impl Run<'_> {
-    fn push(&mut self, pack: &Pack, _pack_index: usize, key: Option<&str>, f: Finding) {
+impl<'r> Inst<'r> {
+    fn missing(name: &str, from_line: Option<u64>) -> Inst<'r> {
+        let state = Arc::new(StateObj::default());
+        let scope = Arc::new(Scope {
+            v: RwLock::new(Value::from(())),
+            s: Value::from_dyn_object(state.clone()),
+        });
+        Inst {
+            name: name.to_string(),
+            pack: None,
+            from_line,
+            phase: Phase::Done,
+            scope_value: Value::from_dyn_object(scope.clone()),
+            state,
+            scope,
+            start_state: Value::from(()),
+            seen: Vec::new(),
+            groups: Vec::new(),
+            children: Vec::new(),
+            findings: Vec::new(),
+            dropped: HashMap::new(),
+            kept: HashMap::new(),
+            alternatives_reported: Vec::new(),
+        }
+    }
+
+    fn init_state(&mut self, display: &str) {
+        let Some(pack) = self.pack else { return };
+        for (name, e) in &pack.state {
+            match e.eval(self.scope_value.clone()) {
+                Ok(v) => self.state.set(name, v),
+                Err(err) => {
+                    let f = Finding::new(
+                        codes::RULE_ERROR,
+                        Severity::Error,
+                        display,
+                        format!(
+                            "rule pack state '{name}' could not be evaluated: {}",
+                            err_text(&err)
+                        ),
+                    );
+                    self.push(None, f);
+                }
+            }
+        }
+        self.start_state = self.state.snapshot();
+    }
+
+    fn set_event(&self, v: &Value) {
+        *self.scope.v.write().unwrap_or_else(|e| e.into_inner()) = v.clone();
+    }
+
+    fn eval(&self, e: &Expr) -> Result<Value, minijinja::Error> {
+        e.eval(self.scope_value.clone())
+    }
+
+    /// Keeps a finding unless its rule already reported
+    /// [`MAX_FINDINGS_PER_RULE`]; returns whether it was kept.
+    fn room(&mut self, code: &str, key: Option<&str>, severity: Severity) -> bool {
+        let id = (code.to_string(), key.map(str::to_string));
+        let n = self.kept.entry(id.clone()).or_insert(0);
+        if *n < MAX_FINDINGS_PER_RULE {
+            *n += 1;
+            return true;
+        }
+        let d = self.dropped.entry(id).or_insert((0, severity));
+        d.0 += 1;
+        d.1 = d.1.max(severity);
+        false
+    }
+
+    fn push(&mut self, key: Option<&str>, f: Finding) {
+        let Some(pack) = self.pack else { return };
         let rule_id = match key {
             Some(k) => format!("{}#{}", pack.id, k),
             None => pack.id.clone(),
@@ -364,125 +790,241 @@ impl Run<'_> {
         });
     }
 
+    fn take_findings(&mut self) -> Vec<Tagged> {
+        let mut out = std::mem::take(&mut self.findings);
+        let display = out
+            .first()
+            .map(|t| t.finding.path.clone())
+            .unwrap_or_default();
+        let mut dropped: Vec<_> = self.dropped.drain().collect();
+        dropped.sort_by(|a, b| a.0.cmp(&b.0));
+        for ((code, key), (n, severity)) in dropped {
+            let what = key
+                .as_deref()
+                .map_or(String::new(), |k| format!(" about '{k}'"));
+            let f = Finding::new(
+                &code,
+                severity,
+                &display,
+                format!("{n} more {code} findings{what} (only the first {MAX_FINDINGS_PER_RULE} are listed)"),
+            );
+            let rule_id = match (&key, self.pack) {
+                (Some(k), Some(p)) => format!("{}#{}", p.id, k),
+                (None, Some(p)) => p.id.clone(),
+                _ => String::new(),
+            };
+            out.push(Tagged {
+                key,
+                finding: f.with_rule(rule_id),
+            });
+        }
+        out
+    }
+
     fn rule_finding(
-        &self,
+        display: &str,
         rule: &Rule,
         severity: Severity,
         line: Option<u64>,
         msg: String,
     ) -> Finding {
-        Finding::new(&rule.code, severity, self.display, msg)
+        Finding::new(&rule.code, severity, display, msg)
             .at_line(line)
             .with_help(rule.help.clone())
     }
 
-    /// Walks the events with one pack; returns the packs it includes.
-    fn pack(
-        &mut self,
-        pack: &Pack,
-        idx: usize,
-        events: &mut Vec<Ev>,
-    ) -> Vec<(String, Option<u64>)> {
-        let mut state = State {
-            vars: indexmap::IndexMap::new(),
-            value: Value::from_iter(std::iter::empty::<(String, Value)>()),
-        };
-        let none = Value::from(());
-        for (name, e) in &pack.state {
-            match e.eval(scope(&none, &state.value)) {
-                Ok(v) => state.set(name, v),
-                Err(err) => {
-                    let f = Finding::new(
-                        codes::RULE_ERROR,
-                        Severity::Error,
-                        self.display,
-                        format!(
-                            "rule pack state '{name}' could not be evaluated: {}",
-                            err_text(&err)
-                        ),
-                    );
-                    self.push(pack, idx, None, f);
+    /// Adds a real event to the groups of this run's aggregates.
+    fn aggregate(&mut self, ev: &Ev) {
+        let Some(pack) = self.pack else { return };
+        for (agg, groups) in pack.aggregates.iter().zip(self.groups.iter_mut()) {
+            if agg.from != ev.key() {
+                continue;
+            }
+            let ctx = scope(&ev.v, &self.start_state);
+            if let Some(when) = &agg.when {
+                if !when.eval(ctx.clone()).is_ok_and(|r| r.is_true()) {
+                    continue;
                 }
             }
-        }
-        for agg in &pack.aggregates {
-            let virt = aggregate(agg, events, &state.value);
-            events.extend(virt);
-        }
-
-        self.alternatives_reported.clear();
-        let mut seen: Vec<Seen> = pack.rules.iter().map(|_| Seen::default()).collect();
-        let mut includes = Vec::new();
-        for ev in events.iter() {
-            let Some(&ri) = pack.by_key.get(&ev.key) else {
+            let (Ok(group), Ok(field)) = (agg.group_by.eval(ctx.clone()), agg.field.eval(ctx))
+            else {
                 continue;
             };
-            let rule = &pack.rules[ri];
+            let field = field
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| field.to_string());
             let value = ev.v.get_attr("value").unwrap_or_default();
-            let sn = &mut seen[ri];
-            sn.count += 1;
-            match &sn.first_value {
+            let time =
+                ev.v.get_attr("time_ms")
+                    .ok()
+                    .and_then(|t| f64::try_from(t).ok())
+                    .unwrap_or(0.0);
+            // NaN is not equal to itself: as in a linear search, it never
+            // joins an existing group.
+            let found = groups
+                .index
+                .get(&group)
+                .copied()
+                .filter(|&i| groups.list[i].group == group);
+            let g = match found {
+                Some(i) => &mut groups.list[i],
                 None => {
-                    sn.first_value = Some(value.clone());
-                    sn.all_same = true;
-                    sn.distinct.push(value.to_string());
-                }
-                Some(first) => {
-                    if sn.second_line.is_none() {
-                        sn.second_line = Some(ev.line);
+                    if groups.list.len() >= MAX_GROUPS {
+                        groups.dropped += 1;
+                        continue;
                     }
-                    if *first != value {
-                        sn.all_same = false;
+                    groups.index.insert(group.clone(), groups.list.len());
+                    groups.list.push(Group {
+                        fields: vec![(agg.group_field.clone(), group.clone())],
+                        group,
+                        time_ms: time,
+                        line: ev.line,
+                    });
+                    let last = groups.list.len() - 1;
+                    &mut groups.list[last]
+                }
+            };
+            g.time_ms = g.time_ms.max(time);
+            match g.fields.iter_mut().find(|(k, _)| *k == field) {
+                Some(slot) => slot.1 = value,
+                None => g.fields.push((field, value)),
+            }
+        }
+    }
+
+    /// The virtual events of this run's aggregates, in order of first
+    /// appearance of each group; each takes the latest time of its members.
+    fn virtual_events(&mut self, display: &str) -> Vec<Ev> {
+        let Some(pack) = self.pack else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut limit = Vec::new();
+        for (agg, groups) in pack.aggregates.iter().zip(std::mem::take(&mut self.groups)) {
+            if groups.dropped > 0 {
+                limit.push(format!(
+                    "aggregate '{}' has more than {MAX_GROUPS} groups; {} events were not grouped",
+                    agg.key, groups.dropped
+                ));
+            }
+            for g in groups.list {
+                let value = Value::from_iter(g.fields);
+                let key = Value::from(agg.key.as_str());
+                let v = Value::from_object(EventObj {
+                    key: key.clone(),
+                    value,
+                    metadata_raw: "{}".into(),
+                    metadata: OnceLock::new(),
+                    time_ms: Value::from(g.time_ms),
+                    line: Value::from(g.line),
+                    event_type: Value::from(()),
+                });
+                out.push(Ev {
+                    line: g.line,
+                    key,
+                    v,
+                });
+            }
+        }
+        for msg in limit {
+            let f = Finding::new(codes::LIMIT, Severity::Error, display, msg);
+            self.push(None, f);
+        }
+        out
+    }
+
+    /// One event through this run's rules; returns the packs it includes.
+    fn walk(&mut self, ev: &Ev, real: bool, display: &str) -> Vec<(String, Option<u64>)> {
+        let Some(pack) = self.pack else {
+            return Vec::new();
+        };
+        if real && !pack.aggregates.is_empty() {
+            self.aggregate(ev);
+        }
+        let mut includes = Vec::new();
+        let Some(&ri) = pack.by_key.get(ev.key()) else {
+            return includes;
+        };
+        let rule = &pack.rules[ri];
+        let value = ev.v.get_attr("value").unwrap_or_default();
+        let sn = &mut self.seen[ri];
+        sn.count += 1;
+        match &sn.first_value {
+            None => {
+                sn.first_value = Some(value.clone());
+                sn.all_same = true;
+                sn.distinct.push(value.to_string());
+            }
+            Some(first) => {
+                if sn.second_line.is_none() {
+                    sn.second_line = Some(ev.line);
+                }
+                if *first != value {
+                    sn.all_same = false;
+                    if sn.distinct.len() < 8 {
                         let text = value.to_string();
-                        if sn.distinct.len() < 8 && !sn.distinct.contains(&text) {
+                        if !sn.distinct.contains(&text) {
                             sn.distinct.push(text);
                         }
                     }
                 }
             }
-            sn.last_line = Some(ev.line);
-            sn.last_value = Some(value.clone());
-            let run_main = !(rule.once && sn.executed);
-            let run_first = !sn.first_checked && !rule.first_check.is_empty();
-            sn.executed = true;
-            sn.first_checked = true;
+        }
+        sn.last_line = Some(ev.line);
+        sn.last_value = Some(value);
+        let run_main = !(rule.once && sn.executed);
+        let run_first = !sn.first_checked && !rule.first_check.is_empty();
+        sn.executed = true;
+        sn.first_checked = true;
 
-            if run_main {
-                self.assign(pack, idx, rule, &rule.before, ev, &mut state);
-                self.checks(pack, idx, rule, &rule.check, ev, &state);
-                self.assign(pack, idx, rule, &rule.set, ev, &mut state);
-                if let Some(inc) = &rule.include {
-                    match inc.eval(scope(&ev.v, &state.value)) {
-                        Ok(name) if name.is_true() => {
-                            includes.push((name.to_string(), Some(ev.line)))
-                        }
-                        Ok(_) => {}
-                        Err(err) => {
-                            let msg = format!(
-                                "could not work out which rule pack '{}' selects: {err}",
-                                ev.key
+        self.set_event(&ev.v);
+        if run_main {
+            self.assign(display, rule, &rule.before, ev);
+            self.checks(display, rule, &rule.check, ev);
+            self.assign(display, rule, &rule.set, ev);
+            if let Some(inc) = &rule.include {
+                match self.eval(inc) {
+                    Ok(name) if name.is_true() => includes.push((name.to_string(), Some(ev.line))),
+                    Ok(_) => {}
+                    Err(err) => {
+                        let msg = format!(
+                            "could not work out which rule pack '{}' selects: {err}",
+                            ev.key()
+                        );
+                        if self.room(&rule.code, Some(ev.key()), Severity::Error) {
+                            let f = Self::rule_finding(
+                                display,
+                                rule,
+                                Severity::Error,
+                                Some(ev.line),
+                                msg,
                             );
-                            let f = self.rule_finding(rule, Severity::Error, Some(ev.line), msg);
-                            self.push(pack, idx, Some(&ev.key), f);
+                            self.push(Some(ev.key()), f);
                         }
                     }
                 }
             }
-            if run_first {
-                self.checks(pack, idx, rule, &rule.first_check, ev, &state);
-            }
-            if let Some((_, e)) = &rule.at_least_one {
-                // The official tool crashes when this expression raises; we
-                // count such an occurrence as not satisfying it.
-                if e.eval(scope(&ev.v, &state.value))
-                    .is_ok_and(|r| r.is_true())
-                {
-                    seen[ri].satisfied += 1;
-                }
+        }
+        if run_first {
+            self.checks(display, rule, &rule.first_check, ev);
+        }
+        if let Some((_, e)) = &rule.at_least_one {
+            // The official tool crashes when this expression raises; we
+            // count such an occurrence as not satisfying it.
+            if self.eval(e).is_ok_and(|r| r.is_true()) {
+                self.seen[ri].satisfied += 1;
             }
         }
+        includes
+    }
 
-        for (rule, sn) in pack.rules.iter().zip(&seen) {
+    /// Requirements, `at_least_one` and end-of-log checks.
+    fn end(&mut self, display: &str) {
+        let Some(pack) = self.pack else { return };
+        self.alternatives_reported.clear();
+        for (ri, rule) in pack.rules.iter().enumerate() {
+            let sn = &self.seen[ri];
             if let Some((src, _)) = &rule.at_least_one {
                 if sn.count > 0 && sn.satisfied == 0 {
                     let last = match (&sn.last_value, sn.last_line) {
@@ -492,37 +1034,36 @@ impl Run<'_> {
                         _ => String::new(),
                     };
                     let msg = format!("no '{}' satisfies `{src}`{last}", rule.key);
-                    let f = self.rule_finding(rule, rule.severity, None, msg);
-                    self.push(pack, idx, None, f);
+                    let f = Self::rule_finding(display, rule, rule.severity, None, msg);
+                    self.push(None, f);
                 }
             }
-            self.requirement(pack, idx, rule, sn, &seen);
+            self.requirement(display, pack, rule, ri);
         }
 
+        self.set_event(&Value::from(()));
         for end in &pack.end {
-            let ctx_ev = Value::from(());
             for (name, e) in &end.before {
-                if let Ok(v) = e.eval(scope(&ctx_ev, &state.value)) {
-                    state.set(name, v);
+                if let Ok(v) = self.eval(e) {
+                    self.state.set(name, v);
                 }
             }
             for (src, e) in &end.check {
-                let outcome = e.eval(scope(&ctx_ev, &state.value));
-                let msg = match outcome {
+                let msg = match self.eval(e) {
                     Ok(r) if r.is_true() => continue,
                     Ok(_) => format!("end-of-log check failed: `{src}`"),
                     Err(err) => format!("end-of-log check could not be evaluated: `{src}`: {err}"),
                 };
-                let f = Finding::new(&end.code, end.severity, self.display, msg)
-                    .with_help(end.help.clone());
-                self.push(pack, idx, None, f);
+                let f =
+                    Finding::new(&end.code, end.severity, display, msg).with_help(end.help.clone());
+                self.push(None, f);
             }
         }
-        includes
     }
 
-    fn requirement(&mut self, pack: &Pack, idx: usize, rule: &Rule, sn: &Seen, seen: &[Seen]) {
+    fn requirement(&mut self, display: &str, pack: &Pack, rule: &Rule, ri: usize) {
         let Some(req) = &rule.require else { return };
+        let sn = &self.seen[ri];
         let key = rule.key.as_str();
         let n = sn.count;
         let (severity, msg, line) = match req {
@@ -561,7 +1102,7 @@ impl Run<'_> {
             Require::AtLeastOneOf(alts) => {
                 let any_alt = alts
                     .iter()
-                    .any(|a| pack.by_key.get(a).is_some_and(|&i| seen[i].count > 0));
+                    .any(|a| pack.by_key.get(a).is_some_and(|&i| self.seen[i].count > 0));
                 if n > 0 || any_alt {
                     return;
                 }
@@ -580,68 +1121,65 @@ impl Run<'_> {
                 names.extend(alts.iter().map(|a| format!("'{a}'")));
                 let msg = format!("required at least one of {}", names.join(" or "));
                 // Not tied to the key: a later pack does not void it.
-                let f = self.rule_finding(rule, rule.severity, None, msg);
-                self.push(pack, idx, None, f);
+                let f = Self::rule_finding(display, rule, rule.severity, None, msg);
+                self.push(None, f);
                 return;
             }
         };
-        let f = self.rule_finding(rule, severity, line, msg);
-        self.push(pack, idx, Some(key), f);
+        let f = Self::rule_finding(display, rule, severity, line, msg);
+        self.push(Some(key), f);
     }
 
-    fn assign(
-        &mut self,
-        pack: &Pack,
-        idx: usize,
-        rule: &Rule,
-        list: &[(String, Expr)],
-        ev: &Ev,
-        state: &mut State,
-    ) {
+    fn assign(&mut self, display: &str, rule: &Rule, list: &[(String, Expr)], ev: &Ev) {
         for (name, e) in list {
-            match e.eval(scope(&ev.v, &state.value)) {
-                Ok(v) => state.set(name, v),
+            match self.eval(e) {
+                Ok(v) => self.state.set(name, v),
                 Err(err) => {
+                    if !self.room(&rule.code, Some(ev.key()), Severity::Error) {
+                        continue;
+                    }
                     let msg = format!(
                         "state update '{name}' for '{}' could not be evaluated: {err}",
-                        ev.key
+                        ev.key()
                     );
-                    let f = self.rule_finding(rule, Severity::Error, Some(ev.line), msg);
-                    self.push(pack, idx, Some(&ev.key), f);
+                    let f = Self::rule_finding(display, rule, Severity::Error, Some(ev.line), msg);
+                    self.push(Some(ev.key()), f);
                 }
             }
         }
     }
 
-    fn checks(
-        &mut self,
-        pack: &Pack,
-        idx: usize,
-        rule: &Rule,
-        list: &[Check],
-        ev: &Ev,
-        state: &State,
-    ) {
+    fn checks(&mut self, display: &str, rule: &Rule, list: &[Check], ev: &Ev) {
         for Check { src, expr: e, code } in list {
-            let msg = match e.eval(scope(&ev.v, &state.value)) {
-                Ok(r) if r.is_true() => continue,
+            let outcome = self.eval(e);
+            if matches!(&outcome, Ok(r) if r.is_true()) {
+                continue;
+            }
+            let (c, severity) = match code {
+                Some(c) => (c.code.as_str(), c.severity),
+                None => (rule.code.as_str(), rule.severity),
+            };
+            if !self.room(c, Some(ev.key()), severity) {
+                continue;
+            }
+            let msg = match outcome {
                 Ok(_) => {
                     let value = ev.v.get_attr("value").unwrap_or_default();
-                    format!("'{}' = {} fails `{src}`", ev.key, short(&value))
+                    format!("'{}' = {} fails `{src}`", ev.key(), short(&value))
                 }
                 Err(err) => format!(
                     "check on '{}' could not be evaluated: `{src}`: {}",
-                    ev.key,
+                    ev.key(),
                     err_text(&err)
                 ),
             };
             let f = match code {
-                Some(c) => Finding::new(&c.code, c.severity, self.display, msg)
+                Some(c) => Finding::new(&c.code, c.severity, display, msg)
                     .at_line(Some(ev.line))
                     .with_help(c.help.clone()),
-                None => self.rule_finding(rule, rule.severity, Some(ev.line), msg),
+                None => Self::rule_finding(display, rule, rule.severity, Some(ev.line), msg),
             };
-            self.push(pack, idx, Some(&ev.key), f);
+            self.push(Some(ev.key()), f);
         }
     }
 }
@@ -667,74 +1205,4 @@ fn short(v: &Value) -> String {
     } else {
         text
     }
-}
-
-/// Builds the virtual events of one aggregate, in order of first appearance
-/// of each group; each takes the latest time of its members.
-fn aggregate(agg: &super::load::Aggregate, events: &[Ev], state: &Value) -> Vec<Ev> {
-    struct Group {
-        group: Value,
-        fields: Vec<(String, Value)>,
-        time_ms: f64,
-        line: u64,
-    }
-    let mut groups: Vec<Group> = Vec::new();
-    for ev in events.iter().filter(|e| e.key == agg.from) {
-        let ctx = scope(&ev.v, state);
-        if let Some(when) = &agg.when {
-            if !when.eval(ctx.clone()).is_ok_and(|r| r.is_true()) {
-                continue;
-            }
-        }
-        let (Ok(group), Ok(field)) = (agg.group_by.eval(ctx.clone()), agg.field.eval(ctx)) else {
-            continue;
-        };
-        let field = field
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| field.to_string());
-        let value = ev.v.get_attr("value").unwrap_or_default();
-        let time =
-            ev.v.get_attr("time_ms")
-                .ok()
-                .and_then(|t| f64::try_from(t).ok())
-                .unwrap_or(0.0);
-        let g = match groups.iter_mut().position(|g| g.group == group) {
-            Some(i) => &mut groups[i],
-            None => {
-                groups.push(Group {
-                    fields: vec![(agg.group_field.clone(), group.clone())],
-                    group,
-                    time_ms: time,
-                    line: ev.line,
-                });
-                let last = groups.len() - 1;
-                &mut groups[last]
-            }
-        };
-        g.time_ms = g.time_ms.max(time);
-        match g.fields.iter_mut().find(|(k, _)| *k == field) {
-            Some(slot) => slot.1 = value,
-            None => g.fields.push((field, value)),
-        }
-    }
-    groups
-        .into_iter()
-        .map(|g| {
-            let value = Value::from_iter(g.fields);
-            let v = Value::from_object(EventObj {
-                key: Value::from(agg.key.as_str()),
-                value,
-                metadata: Value::from_iter(std::iter::empty::<(String, Value)>()),
-                time_ms: Value::from(g.time_ms),
-                line: Value::from(g.line),
-                event_type: Value::from(()),
-            });
-            Ev {
-                line: g.line,
-                key: agg.key.clone(),
-                v,
-            }
-        })
-        .collect()
 }

@@ -34,7 +34,104 @@ pub const EVENT_FIELDS: &[&str] = &["key", "value", "metadata", "time_ms", "line
 /// Upper bound on the work one evaluation may do.
 const FUEL: u64 = 50_000;
 
-pub type Expr = minijinja::Expression<'static, 'static>;
+/// Longest expression accepted. The longest shipped one is 169 bytes; the
+/// bound keeps minijinja's parser and compiler, which recurse on some
+/// shapes (`a if b else c if d else ...`), far from the end of a 2 MiB
+/// thread stack.
+pub const MAX_EXPR_BYTES: usize = 4096;
+
+/// Most unary operators in a row (`not not ...`, `- - ...`): minijinja's
+/// parser recurses on each without its nesting guard.
+pub const MAX_UNARY_RUN: usize = 32;
+
+/// A compiled expression, with a shortcut for the shapes most rules use: a
+/// constant (`true`, `9e99`), a path (`s.run_started`, `v.metadata.status`)
+/// or its negation (`not s.init_stopped`). A shortcut that meets anything
+/// unusual (an undefined name) falls back to the full evaluation, so errors
+/// are exactly minijinja's. Evaluating through minijinja's VM costs a few
+/// thousand instructions; a shortcut a few dozen.
+#[derive(Debug)]
+pub struct Expr {
+    inner: minijinja::Expression<'static, 'static>,
+    fast: Fast,
+}
+
+#[derive(Debug)]
+enum Fast {
+    None,
+    Const(Value),
+    Path { not: bool, parts: Vec<String> },
+}
+
+impl Expr {
+    /// Evaluates with `ctx` as the names in scope.
+    pub fn eval(&self, ctx: Value) -> Result<Value, Error> {
+        match &self.fast {
+            Fast::Const(v) => return Ok(v.clone()),
+            Fast::Path { not, parts } => {
+                let mut cur = ctx.clone();
+                let mut ok = true;
+                for p in parts {
+                    match cur.get_attr(p) {
+                        Ok(next) if !next.is_undefined() => cur = next,
+                        _ => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if ok {
+                    return Ok(if *not {
+                        Value::from(!cur.is_true())
+                    } else {
+                        cur
+                    });
+                }
+            }
+            Fast::None => {}
+        }
+        self.inner.eval(ctx)
+    }
+
+    /// The variables the expression reads (dotted paths).
+    pub fn undeclared_variables(&self, nested: bool) -> std::collections::HashSet<String> {
+        self.inner.undeclared_variables(nested)
+    }
+}
+
+/// `[not] name(.name)*`, nothing else.
+fn path_shape(src: &str) -> Option<(bool, Vec<String>)> {
+    let (not, rest) = match src.strip_prefix("not ") {
+        Some(r) => (true, r.trim()),
+        None => (false, src),
+    };
+    let parts: Vec<String> = rest.split('.').map(str::to_string).collect();
+    let ident = |p: &String| {
+        let mut c = p.chars();
+        c.next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+            && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+    };
+    let reserved = |p: &String| {
+        matches!(
+            p.as_str(),
+            "not"
+                | "and"
+                | "or"
+                | "in"
+                | "is"
+                | "if"
+                | "else"
+                | "true"
+                | "false"
+                | "none"
+                | "True"
+                | "False"
+                | "None"
+        )
+    };
+    (parts.len() >= 2 && parts.iter().all(|p| ident(p) && !reserved(p))).then_some((not, parts))
+}
 
 fn env() -> &'static Environment<'static> {
     static ENV: OnceLock<Environment<'static>> = OnceLock::new();
@@ -155,6 +252,10 @@ fn extreme(args: &[Value], want_min: bool) -> Result<Value, Error> {
 pub enum CompileError {
     #[error("syntax error in `{expr}`: {message}")]
     Syntax { expr: String, message: String },
+    #[error("expression of {len} bytes is longer than the {max} bytes allowed: `{expr}`", max = MAX_EXPR_BYTES)]
+    TooLong { expr: String, len: usize },
+    #[error("more than {max} unary operators in a row in `{expr}`", max = MAX_UNARY_RUN)]
+    TooDeep { expr: String },
     #[error("unknown name `{name}` in `{expr}` (in scope: v, s and the functions {funcs})", funcs = FUNCTIONS.join(", "))]
     UnknownName { expr: String, name: String },
     #[error("unknown state variable `s.{name}` in `{expr}` (declare it under `state:`)")]
@@ -166,6 +267,82 @@ pub enum CompileError {
 /// Compiles `source`, rejecting names that are not `v`, `s` or a function,
 /// state variables not in `state_vars`, and unknown fields of `v`.
 pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, CompileError> {
+    let inner = compile_names(source, state_vars)?;
+    let src = source.trim();
+    let fast = if inner.undeclared_variables(false).is_empty() {
+        // No names at all: the value never changes (there are no functions
+        // without a name, and fuel bounds this one evaluation).
+        match inner.eval(()) {
+            Ok(v) => Fast::Const(v),
+            Err(_) => Fast::None,
+        }
+    } else if let Some((not, parts)) = path_shape(src) {
+        Fast::Path { not, parts }
+    } else {
+        Fast::None
+    };
+    Ok(Expr { inner, fast })
+}
+
+/// The start of an expression, for messages about huge ones.
+fn head(src: &str) -> String {
+    let mut out: String = src.chars().take(60).collect();
+    if out.len() < src.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// Longest run of unary operators (`not`, `-`, `+`) outside strings.
+fn unary_run(src: &str) -> usize {
+    let b = src.as_bytes();
+    let (mut i, mut run, mut best) = (0, 0usize, 0usize);
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c == b'-' || c == b'+' {
+            run += 1;
+            i += 1;
+        } else if b[i..].starts_with(b"not") && !b.get(i + 3).is_some_and(|&n| ident(n)) {
+            run += 1;
+            i += 3;
+        } else if c == b'"' || c == b'\'' {
+            run = 0;
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if ident(c) {
+            run = 0;
+            while i < b.len() && ident(b[i]) {
+                i += 1;
+            }
+        } else {
+            run = 0;
+            i += 1;
+        }
+        best = best.max(run);
+    }
+    best
+}
+
+fn compile_names(
+    source: &str,
+    state_vars: &dyn Fn(&str) -> bool,
+) -> Result<minijinja::Expression<'static, 'static>, CompileError> {
+    let src = source.trim();
+    if src.len() > MAX_EXPR_BYTES {
+        return Err(CompileError::TooLong {
+            expr: head(src),
+            len: src.len(),
+        });
+    }
+    if unary_run(src) > MAX_UNARY_RUN {
+        return Err(CompileError::TooDeep { expr: head(src) });
+    }
     let expr = env()
         .compile_expression_owned(source.trim().to_string())
         .map_err(|e| CompileError::Syntax {

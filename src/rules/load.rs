@@ -96,8 +96,26 @@ pub enum LoadError {
     },
     #[error("{path}: {message}")]
     Pack { path: String, message: String },
+    #[error("--rules {path}: {message}")]
+    RulesDir { path: String, message: String },
     #[error("{0}")]
     Codes(#[from] crate::codes::CodesError),
+}
+
+/// A rules folder given by the user must be a readable folder.
+fn check_dir(source: &RuleSource) -> Result<(), LoadError> {
+    if let RuleSource::Dir(root) = source {
+        let message = match std::fs::metadata(root) {
+            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(_) => "is a file, not a folder of rule data".to_string(),
+            Err(e) => e.to_string(),
+        };
+        return Err(LoadError::RulesDir {
+            path: root.display().to_string(),
+            message,
+        });
+    }
+    Ok(())
 }
 
 /// The versions of `usage` that have compliance packs, sorted.
@@ -111,6 +129,7 @@ pub fn available_versions(source: &RuleSource, usage: &str) -> Vec<String> {
 
 impl Ruleset {
     pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Ruleset, LoadError> {
+        check_dir(source)?;
         let codes = CodeRegistry::load(source)?;
         Self::load_with_codes(source, &codes, usage, version)
     }
@@ -121,6 +140,7 @@ impl Ruleset {
         usage: &str,
         version: &str,
     ) -> Result<Ruleset, LoadError> {
+        check_dir(source)?;
         let dir = format!("{usage}/{version}/compliance");
         let files: Vec<String> = source
             .list(&dir)

@@ -7,5 +7,5 @@ pub mod expr;
 pub mod load;
 pub mod pack;
 
-pub use engine::{check_file, check_reader, LogCheck, Verdict};
+pub use engine::{check_bytes, check_file, LogCheck, Verdict};
 pub use load::{available_versions, LoadError, Ruleset};

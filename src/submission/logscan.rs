@@ -60,6 +60,11 @@ pub fn scan_log(file: &FileRef) -> LogFacts {
     let wanted = |k: &str| k == SEED || FIRST_KEYS.contains(&k);
     let result = mllog::scan(reader, wanted, |e| {
         if e.key == SEED {
+            // More than a few seeds is already a finding; keeping them all
+            // would let a hostile log grow memory without bound.
+            if seeds.len() >= mllog::MAX_KEPT {
+                return;
+            }
             seeds.push(SeedRecord {
                 line: e.line,
                 value: e.value,
@@ -70,7 +75,20 @@ pub fn scan_log(file: &FileRef) -> LogFacts {
         }
     });
     match result {
-        Ok(summary) => facts.malformed = summary.malformed,
+        Ok(summary) => {
+            facts.malformed = summary.malformed;
+            facts
+                .malformed
+                .extend(summary.long_lines.iter().map(|l| Malformed {
+                    line: l.line,
+                    error: format!(
+                        "line of {} bytes is longer than the {} bytes a record may have",
+                        l.bytes,
+                        mllog::MAX_LINE_BYTES
+                    ),
+                    excerpt: String::new(),
+                }));
+        }
         Err(e) => facts.read_error = Some(e.to_string()),
     }
     facts.seeds = seeds;

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark on a real package (default: the v5.0 NVIDIA
+# package of the corpus, 241 logs, 24 MiB):
+#   1. the official package_checker vs `mlaudit check`: wall time, ratio,
+#      peak RSS (on a copy in a temporary folder: the official tool rewrites
+#      scaling.json inside the tree);
+#   2. `mlaudit log` throughput over the package's result logs vs a plain
+#      line scan (`cat | wc -l`) of the same bytes.
+# Prints figures only; nothing here is asserted.
+#
+# Environment: MLAUDIT_CORPUS (default ../shared/corpus beside the checkout),
+# BENCH_ROUND (v5.0), BENCH_ORG (NVIDIA), BENCH_RULESET (5.0.0),
+# MLPERF_PYTHON (/opt/mlperf-venv/bin/python), BENCH_RUNS (3; best run kept).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+corpus=${MLAUDIT_CORPUS:-$repo/../shared/corpus}
+round=${BENCH_ROUND:-v5.0}
+org=${BENCH_ORG:-NVIDIA}
+ruleset=${BENCH_RULESET:-5.0.0}
+py=${MLPERF_PYTHON:-/opt/mlperf-venv/bin/python}
+runs=${BENCH_RUNS:-3}
+src="$corpus/$round/$org"
+
+if [ ! -d "$src" ]; then
+  echo "bench: no package at $src (set MLAUDIT_CORPUS)" >&2
+  exit 2
+fi
+if [ ! -x /usr/bin/time ]; then
+  echo "bench: /usr/bin/time (GNU time) is needed for peak memory" >&2
+  exit 2
+fi
+
+echo "building target/release/mlaudit ..." >&2
+(cd "$repo" && cargo build --release --quiet)
+mlaudit="$repo/target/release/mlaudit"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$src" "$tmp/$org"
+
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+
+# best_of CMD...: runs CMD $runs times; prints "seconds peak_kb cpu_seconds"
+# of the fastest run (output of CMD discarded; its exit status ignored).
+# CPU time (user + system) is printed too: on a loaded machine it is the
+# steadier figure.
+best_of() {
+  local best="" line
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -o "$tmp/.t" -f '%e %M %U %S' "$@" >/dev/null 2>&1 || true
+    line=$(tail -1 "$tmp/.t" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }')
+    if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
+      best=$line
+    fi
+  done
+  echo "$best"
+}
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "package: $round/$org ($(find "$tmp/$org" -name 'result_*.txt' | wc -l) result logs), ruleset $ruleset, best of $runs runs"
+echo
+
+# 1. Whole package.
+read -r m_s m_kb m_cpu < <(cd "$tmp" && best_of "$mlaudit" check --ruleset "$ruleset" "$org")
+if [ -x "$py" ] && "$py" -c 'import mlperf_logging' 2>/dev/null; then
+  # The official tool is slow: one run is enough for its figure.
+  (cd "$tmp" && /usr/bin/time -o "$tmp/.o" -f '%e %M %U %S' "$py" -m mlperf_logging.package_checker "$org" training "$ruleset" >"$tmp/official.log" 2>&1) || true
+  read -r o_s o_kb o_cpu < <(tail -1 "$tmp/.o" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }')
+  printf '%-34s %8s s wall %6s s CPU %8.1f MB peak\n' "official package_checker" "$o_s" "$o_cpu" "$(calc "$o_kb / 1024")"
+  printf '%-34s %8s s wall %6s s CPU %8.1f MB peak\n' "mlaudit check" "$m_s" "$m_cpu" "$(calc "$m_kb / 1024")"
+  printf '%-34s %8.0fx faster (wall), %.0fx less CPU, %.1fx less memory\n' "ratio" \
+    "$(calc "$o_s / ($m_s + 0.005)")" "$(calc "$o_cpu / ($m_cpu + 0.005)")" "$(calc "$o_kb / $m_kb")"
+else
+  echo "official package_checker: skipped ($py with mlperf_logging not found;"
+  echo "  install: python3 -m venv /opt/mlperf-venv && /opt/mlperf-venv/bin/pip install mlperf-logging==4.1.68)"
+  printf '%-34s %8s s wall %6s s CPU %8.1f MB peak\n' "mlaudit check" "$m_s" "$m_cpu" "$(calc "$m_kb / 1024")"
+fi
+echo
+
+# 2. Log throughput against a plain line scan of the same bytes.
+find "$tmp/$org" -name 'result_*.txt' | sort >"$tmp/.logs"
+bytes=$(xargs cat <"$tmp/.logs" | wc -c)
+mb=$(calc "$bytes / 1048576")
+read -r l_s l_kb l_cpu < <(best_of sh -c "xargs '$mlaudit' log --ruleset '$ruleset' <'$tmp/.logs'")
+read -r w_s _ w_cpu < <(best_of sh -c "xargs cat <'$tmp/.logs' | wc -l")
+rate() { calc "$mb / ($1 + 0.005)"; }
+printf '%-34s %8s s wall %6s s CPU %6.0f MB/s  (%.1f MiB)\n' "mlaudit log (all result logs)" "$l_s" "$l_cpu" "$(rate "$l_s")" "$mb"
+printf '%-34s %8s s wall %6s s CPU %6.0f MB/s\n' "line scan (cat | wc -l)" "$w_s" "$w_cpu" "$(rate "$w_s")"
+printf '%-34s %8.1fx the line scan time, %.1f MB peak\n' "mlaudit log" \
+  "$(calc "($l_s + 0.005) / ($w_s + 0.005)")" "$(calc "$l_kb / 1024")"

@@ -1,0 +1,638 @@
+//! A JSON reader that accepts what Python's `json.loads` accepts, as the
+//! official checker reads MLLOG records with it.
+//!
+//! Besides RFC 8259 JSON it takes the bare tokens `NaN`, `Infinity` and
+//! `-Infinity`, reads a number with a fraction or an exponent as a float
+//! (`1e999` is infinity, as `float('1e999')` is), an integer of any size
+//! (beyond 128 bits it becomes the nearest float), a lone UTF-16 surrogate
+//! escape (read as U+FFFD, Rust strings cannot hold it), and a repeated
+//! object key (the last one wins). Nesting deeper than [`MAX_DEPTH`] is an
+//! error, as Python's recursion limit makes it one; nothing here recurses
+//! without that bound or panics on any input.
+//!
+//! Two modes share one grammar: [`skip`] validates without allocating (used
+//! for every record, most of which no rule reads), [`parse`] builds the rule
+//! engine's value.
+
+use minijinja::Value;
+use std::fmt;
+
+/// Deepest nesting of arrays and objects accepted. Python's `json` gives up
+/// at its recursion limit (1000 by default) with a `RecursionError`.
+pub const MAX_DEPTH: usize = 1000;
+
+/// Why a text is not JSON as Python reads it; `at` is a 0-based byte offset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonError {
+    pub at: usize,
+    pub what: &'static str,
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at column {}", self.what, self.at + 1)
+    }
+}
+
+type R<T> = Result<T, JsonError>;
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+/// The fields of a top-level object, as raw JSON slices (last one wins).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Fields<'a> {
+    pub time_ms: Option<&'a str>,
+    pub key: Option<&'a str>,
+    pub event_type: Option<&'a str>,
+    pub value: Option<&'a str>,
+    pub metadata: Option<&'a str>,
+}
+
+/// Validates `text` as one JSON object and returns the raw text of the
+/// fields an MLLOG record has. Not an object, bad JSON or trailing text is
+/// an error.
+pub fn record_fields(text: &str) -> R<Fields<'_>> {
+    let mut c = Cursor {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    c.ws();
+    if c.peek() != Some(b'{') {
+        // Valid JSON that is not an object is still a broken record.
+        c.skip_value(0)?;
+        c.ws();
+        if c.i < c.b.len() {
+            return Err(c.err("extra data after the JSON value"));
+        }
+        return Err(JsonError {
+            at: 0,
+            what: "the record is not a JSON object",
+        });
+    }
+    c.i += 1;
+    let mut fields = Fields::default();
+    c.ws();
+    if c.peek() == Some(b'}') {
+        c.i += 1;
+    } else {
+        loop {
+            c.ws();
+            if c.peek() != Some(b'"') {
+                return Err(c.err("expected a string key"));
+            }
+            let (ks, ke, escaped) = c.string_span()?;
+            c.ws();
+            c.expect(b':', "expected ':' after an object key")?;
+            c.ws();
+            let vs = c.i;
+            c.skip_value(1)?;
+            let raw = &text[vs..c.i];
+            let name = if escaped { None } else { Some(&text[ks..ke]) };
+            let name = match name {
+                Some(n) => std::borrow::Cow::Borrowed(n),
+                None => std::borrow::Cow::Owned(unescape(&text[ks - 1..ke + 1])),
+            };
+            match name.as_ref() {
+                "time_ms" => fields.time_ms = Some(raw),
+                "key" => fields.key = Some(raw),
+                "event_type" => fields.event_type = Some(raw),
+                "value" => fields.value = Some(raw),
+                "metadata" => fields.metadata = Some(raw),
+                _ => {}
+            }
+            c.ws();
+            match c.next() {
+                Some(b',') => continue,
+                Some(b'}') => break,
+                _ => {
+                    c.i = c.i.saturating_sub(1);
+                    return Err(c.err("expected ',' or '}' in an object"));
+                }
+            }
+        }
+    }
+    c.ws();
+    if c.i < c.b.len() {
+        return Err(c.err("extra data after the JSON object"));
+    }
+    Ok(fields)
+}
+
+/// Checks that `text` is exactly one JSON value.
+pub fn skip(text: &str) -> R<()> {
+    let mut c = Cursor {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    c.ws();
+    c.skip_value(0)?;
+    c.ws();
+    if c.i < c.b.len() {
+        return Err(c.err("extra data after the JSON value"));
+    }
+    Ok(())
+}
+
+/// Reads `text` (one JSON value) into a rule value.
+pub fn parse(text: &str) -> R<Value> {
+    let mut c = Cursor {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    c.ws();
+    let v = c.value(0)?;
+    c.ws();
+    if c.i < c.b.len() {
+        return Err(c.err("extra data after the JSON value"));
+    }
+    Ok(v)
+}
+
+/// The string a JSON string literal (quotes included) stands for; any
+/// problem yields the text between the quotes unchanged.
+pub fn unescape(lit: &str) -> String {
+    let mut c = Cursor {
+        b: lit.as_bytes(),
+        i: 0,
+    };
+    match c.string() {
+        Ok(s) => s,
+        Err(_) => lit.trim_matches('"').to_string(),
+    }
+}
+
+/// A JSON string literal's text if it is one (quotes included).
+pub fn as_string_literal(raw: &str) -> Option<String> {
+    raw.starts_with('"').then(|| unescape(raw))
+}
+
+impl<'a> Cursor<'a> {
+    fn err(&self, what: &'static str) -> JsonError {
+        JsonError { at: self.i, what }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let c = self.peek();
+        if c.is_some() {
+            self.i += 1;
+        }
+        c
+    }
+
+    fn expect(&mut self, want: u8, what: &'static str) -> R<()> {
+        if self.peek() == Some(want) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(self.err(what))
+        }
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    fn word(&mut self, w: &[u8]) -> bool {
+        if self.b[self.i..].starts_with(w) {
+            self.i += w.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn depth(&self, depth: usize) -> R<()> {
+        if depth >= MAX_DEPTH {
+            Err(self.err("JSON nested too deeply (Python's recursion limit)"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Skips one value, validating it.
+    fn skip_value(&mut self, depth: usize) -> R<()> {
+        match self.peek() {
+            Some(b'{') => {
+                self.depth(depth)?;
+                self.i += 1;
+                self.ws();
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.ws();
+                    if self.peek() != Some(b'"') {
+                        return Err(self.err("expected a string key"));
+                    }
+                    self.string_span()?;
+                    self.ws();
+                    self.expect(b':', "expected ':' after an object key")?;
+                    self.ws();
+                    self.skip_value(depth + 1)?;
+                    self.ws();
+                    match self.peek() {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(());
+                        }
+                        _ => return Err(self.err("expected ',' or '}' in an object")),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.depth(depth)?;
+                self.i += 1;
+                self.ws();
+                if self.peek() == Some(b']') {
+                    self.i += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.ws();
+                    self.skip_value(depth + 1)?;
+                    self.ws();
+                    match self.peek() {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(());
+                        }
+                        _ => return Err(self.err("expected ',' or ']' in an array")),
+                    }
+                }
+            }
+            Some(b'"') => self.string_span().map(|_| ()),
+            _ => self.skip_scalar(),
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> R<Value> {
+        match self.peek() {
+            Some(b'{') => {
+                self.depth(depth)?;
+                self.i += 1;
+                let mut items: Vec<(Value, Value)> = Vec::new();
+                self.ws();
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    return Ok(Value::from_iter(items));
+                }
+                loop {
+                    self.ws();
+                    if self.peek() != Some(b'"') {
+                        return Err(self.err("expected a string key"));
+                    }
+                    let k = self.string()?;
+                    self.ws();
+                    self.expect(b':', "expected ':' after an object key")?;
+                    self.ws();
+                    let v = self.value(depth + 1)?;
+                    items.push((Value::from(k), v));
+                    self.ws();
+                    match self.peek() {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            // Collecting into a map keeps the last of
+                            // repeated keys, as Python's dict does.
+                            return Ok(Value::from_iter(items));
+                        }
+                        _ => return Err(self.err("expected ',' or '}' in an object")),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.depth(depth)?;
+                self.i += 1;
+                let mut items: Vec<Value> = Vec::new();
+                self.ws();
+                if self.peek() == Some(b']') {
+                    self.i += 1;
+                    return Ok(Value::from(items));
+                }
+                loop {
+                    self.ws();
+                    items.push(self.value(depth + 1)?);
+                    self.ws();
+                    match self.peek() {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Value::from(items));
+                        }
+                        _ => return Err(self.err("expected ',' or ']' in an array")),
+                    }
+                }
+            }
+            Some(b'"') => self.string().map(Value::from),
+            _ => self.scalar(),
+        }
+    }
+
+    /// `true`, `false`, `null`, a number, `NaN`, `Infinity`, `-Infinity`.
+    fn scalar(&mut self) -> R<Value> {
+        if self.word(b"true") {
+            return Ok(Value::from(true));
+        }
+        if self.word(b"false") {
+            return Ok(Value::from(false));
+        }
+        if self.word(b"null") {
+            return Ok(Value::from(()));
+        }
+        if self.word(b"NaN") {
+            return Ok(Value::from(f64::NAN));
+        }
+        if self.word(b"Infinity") {
+            return Ok(Value::from(f64::INFINITY));
+        }
+        if self.word(b"-Infinity") {
+            return Ok(Value::from(f64::NEG_INFINITY));
+        }
+        self.number()
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, as Python's scanner.
+    /// Returns its start and whether it is a float.
+    fn number_span(&mut self) -> R<(usize, bool)> {
+        let start = self.i;
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => {
+                self.i = start;
+                return Err(self.err("expected a JSON value"));
+            }
+        }
+        let mut float = false;
+        if self.peek() == Some(b'.') && matches!(self.b.get(self.i + 1), Some(b'0'..=b'9')) {
+            self.i += 1;
+            self.digits();
+            float = true;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            let save = self.i;
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                // Python stops the number before a bare 'e'.
+                self.i = save;
+            } else {
+                float = true;
+            }
+        }
+        Ok((start, float))
+    }
+
+    fn number(&mut self) -> R<Value> {
+        let (start, float) = self.number_span()?;
+        // Only ASCII bytes were consumed, so this slice is valid UTF-8.
+        let text = std::str::from_utf8(&self.b[start..self.i]).unwrap_or("0");
+        if !float {
+            if let Ok(i) = text.parse::<i64>() {
+                return Ok(Value::from(i));
+            }
+            if let Ok(u) = text.parse::<u64>() {
+                return Ok(Value::from(u));
+            }
+            if let Ok(i) = text.parse::<i128>() {
+                return Ok(Value::from(i));
+            }
+        }
+        // Rust's parser rounds like Python's float() and overflows to ±inf.
+        Ok(Value::from(text.parse::<f64>().unwrap_or(f64::NAN)))
+    }
+
+    /// Skips a scalar without building it.
+    fn skip_scalar(&mut self) -> R<()> {
+        for w in [
+            &b"true"[..],
+            b"false",
+            b"null",
+            b"NaN",
+            b"Infinity",
+            b"-Infinity",
+        ] {
+            if self.word(w) {
+                return Ok(());
+            }
+        }
+        self.number_span().map(|_| ())
+    }
+
+    /// Skips a string literal; returns the span of its contents and whether
+    /// it has escapes.
+    fn string_span(&mut self) -> R<(usize, usize, bool)> {
+        self.expect(b'"', "expected a string")?;
+        let start = self.i;
+        let mut escaped = false;
+        while let Some(&c) = self.b.get(self.i) {
+            match c {
+                b'"' => {
+                    let end = self.i;
+                    self.i += 1;
+                    return Ok((start, end, escaped));
+                }
+                b'\\' => {
+                    escaped = true;
+                    self.escape(&mut None)?;
+                }
+                // Control characters are not allowed in strings (strict mode).
+                0..=0x1f => return Err(self.err("control character in a string")),
+                _ => self.i += 1,
+            }
+        }
+        Err(self.err("unterminated string"))
+    }
+
+    /// Reads a string literal into a Rust string.
+    fn string(&mut self) -> R<String> {
+        let save = self.i;
+        let (s, e, escaped) = self.string_span()?;
+        if !escaped {
+            // The input is a &str and the span sits between ASCII quotes.
+            return Ok(String::from_utf8_lossy(&self.b[s..e]).into_owned());
+        }
+        self.i = save + 1;
+        let mut out = String::with_capacity(e - s);
+        loop {
+            let rest = &self.b[self.i..];
+            let j = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            out.push_str(&String::from_utf8_lossy(&rest[..j]));
+            self.i += j;
+            match self.peek() {
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    let mut sink = Some(&mut out);
+                    self.escape(&mut sink)?;
+                }
+                _ => return Err(self.err("unterminated string")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> R<u32> {
+        let Some(h) = self.b.get(self.i..self.i + 4) else {
+            return Err(self.err("bad \\u escape"));
+        };
+        let mut n = 0u32;
+        for &c in h {
+            let d = (c as char)
+                .to_digit(16)
+                .ok_or_else(|| self.err("bad \\u escape"))?;
+            n = n * 16 + d;
+        }
+        self.i += 4;
+        Ok(n)
+    }
+
+    /// Reads one escape sequence (at a backslash), appending it to `out`.
+    fn escape(&mut self, out: &mut Option<&mut String>) -> R<()> {
+        self.i += 1;
+        let c = match self.next() {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let hi = self.hex4()?;
+                let code = if (0xd800..0xdc00).contains(&hi)
+                    && self.b.get(self.i..self.i + 2) == Some(b"\\u")
+                {
+                    let save = self.i;
+                    self.i += 2;
+                    let lo = self.hex4()?;
+                    if (0xdc00..0xe000).contains(&lo) {
+                        0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00)
+                    } else {
+                        self.i = save;
+                        hi
+                    }
+                } else {
+                    hi
+                };
+                char::from_u32(code).unwrap_or('\u{fffd}')
+            }
+            _ => {
+                self.i = self.i.saturating_sub(1);
+                return Err(self.err("invalid escape in a string"));
+            }
+        };
+        if let Some(o) = out {
+            o.push(c);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_extensions() {
+        let v = parse("[NaN, Infinity, -Infinity, 1e999, -1e999, 1.5, 7]").unwrap_or_default();
+        let items: Vec<Value> = v.try_iter().map(|i| i.collect()).unwrap_or_default();
+        let f = |i: usize| f64::try_from(items[i].clone()).unwrap_or(0.0);
+        assert!(f(0).is_nan());
+        assert_eq!(f(1), f64::INFINITY);
+        assert_eq!(f(2), f64::NEG_INFINITY);
+        assert_eq!(f(3), f64::INFINITY);
+        assert_eq!(f(4), f64::NEG_INFINITY);
+        assert_eq!(f(5), 1.5);
+        assert_eq!(items[6], Value::from(7));
+        assert!(skip("[NaN, -Infinity]").is_ok());
+    }
+
+    #[test]
+    fn strict_like_python() {
+        for bad in [
+            "",
+            "[",
+            "{",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            "-",
+            "nan",
+            "'a'",
+            "\"a\nb\"",
+            "[1] x",
+            "\"\\x\"",
+            "{\"a\" 1}",
+            "-NaN",
+            "\"\\u12\"",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should not parse");
+            assert!(skip(bad).is_err(), "{bad:?} should not validate");
+        }
+    }
+
+    #[test]
+    fn strings_and_objects() {
+        let v = parse(r#"{"a": "x\u00e9\ud83d\ude00\ud800", "a": 2, "b": [true, null]}"#)
+            .unwrap_or_default();
+        assert_eq!(v.get_attr("a").ok(), Some(Value::from(2)));
+        let v = parse(r#""x\u00e9\ud83d\ude00\ud800\n""#).unwrap_or_default();
+        assert_eq!(v.as_str(), Some("x\u{e9}\u{1f600}\u{fffd}\n"));
+        assert_eq!(
+            parse("123456789012345678901234567890")
+                .ok()
+                .map(|v| v.kind()),
+            Some(minijinja::value::ValueKind::Number)
+        );
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let deep = "[".repeat(200_000);
+        assert!(parse(&deep).is_err());
+        assert!(skip(&deep).is_err());
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn record_fields_last_wins_and_rejects_non_objects() {
+        let f = record_fields(r#"{"key": "a", "k\u0065y": "b", "value": NaN, "metadata": {}}"#);
+        let f = f.unwrap_or_default();
+        assert_eq!(f.key, Some("\"b\""));
+        assert_eq!(f.value, Some("NaN"));
+        assert!(record_fields("[1]").is_err());
+        assert!(record_fields("{} extra").is_err());
+    }
+}
