@@ -122,6 +122,9 @@ pub struct CheckArgs {
     /// would (off by default: mlaudit never modifies what it checks).
     #[arg(long)]
     pub write_scaling: bool,
+    /// Also write a self-contained HTML report (verdicts, findings, charts).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// A package, a benchmark folder, or log files.
     #[arg(required_unless_present_any = ["staged", "changed_since"])]
     pub paths: Vec<PathBuf>,

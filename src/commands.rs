@@ -102,6 +102,7 @@ fn log(
 
 fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
     let (outcome, settings, changes) = run_check(source, args, io.progress)?;
+    write_html(source, &settings, args, &outcome)?;
     match changes {
         Some(changes) => crate::ci::changed_only(source, args, &settings, &outcome, &changes, io),
         None => {
@@ -109,6 +110,25 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
             Ok(output::exit_of(&outcome.report, &args.output))
         }
     }
+}
+
+/// `--html FILE`: the HTML report of the outcome.
+fn write_html(
+    source: &RuleSource,
+    settings: &crate::settings::Settings,
+    args: &CheckArgs,
+    outcome: &audit::CheckOutcome,
+) -> anyhow::Result<()> {
+    let Some(file) = &args.html else {
+        return Ok(());
+    };
+    let rules = audit::Rules::load(source, &settings.usage, &settings.ruleset)?;
+    let opts = report::html::HtmlOptions {
+        source,
+        rules: &rules,
+        command: report::html::command_line(args, &settings.usage, &settings.ruleset, source),
+    };
+    report::html::write_report(file, outcome, &opts)
 }
 
 /// `rcp`: the check pipeline, reported as the RCP results; exit 1 when an
@@ -119,6 +139,7 @@ fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result
         Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
         other => output::render(source, &outcome.report, other, color, w),
     })?;
+    write_html(source, &settings, args, &outcome)?;
     if args.output.exit_zero {
         return Ok(Exit::Success);
     }
@@ -161,6 +182,7 @@ fn score(
             other => output::render(source, &outcome.report, other, color, w),
         })?;
     }
+    write_html(source, &settings, args, &outcome)?;
     if args.output.exit_zero {
         return Ok(Exit::Success);
     }

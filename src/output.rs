@@ -147,7 +147,7 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
             b.path.as_str()
         };
         lines.push(format!(
-            "  details: {check_cmd} {}",
+            "  details: {check_cmd} {} --html report.html",
             crate::hook::sh_quote_if_needed(folder)
         ));
     }

@@ -2,6 +2,7 @@
 //! (`shared/spec/json-report.md`). Renderers never compute; checks never print.
 
 pub mod github;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod rcp;

@@ -42,6 +42,14 @@ pub struct RunInfo {
     /// Convergence-unit position (epoch or samples) of every evaluation,
     /// in order: the grid the convergence value is quantised to.
     pub eval_steps: Vec<f64>,
+    /// The evaluation curve, for pictures: `(position, value)` of every
+    /// `eval_accuracy` record with a numeric value, the position in the
+    /// folder's convergence unit (`samples_count` for benchmarks converging
+    /// in samples, else `epoch_num`). When records name a
+    /// `metadata.metric` (Stable Diffusion: FID and CLIP), only the first
+    /// metric logged is kept, and named in `eval_metric`.
+    pub eval_points: Vec<(f64, f64)>,
+    pub eval_metric: Option<String>,
     /// Hash of the text of every MLLOG record, in order.
     pub content_hash: u64,
     /// Problems reading the convergence value, with line numbers.
@@ -164,6 +172,8 @@ pub fn parse_run(
         run_stop_status: None,
         evals: Vec::new(),
         eval_steps: Vec::new(),
+        eval_points: Vec::new(),
+        eval_metric: None,
         content_hash: content_hash(bytes),
         findings: Vec::new(),
     };
@@ -192,6 +202,21 @@ pub fn parse_run(
         let key = e.key.as_str();
         if key == "eval_accuracy" {
             run.evals.push(format!("{}|{}", e.value, e.metadata));
+            let bm = run.benchmark.as_deref().unwrap_or("");
+            let unit = if params.in_samples(bm) || bm == "stable_diffusion" {
+                "samples_count"
+            } else {
+                "epoch_num"
+            };
+            let metric = e.metadata.get("metric").map(json_text);
+            if run.eval_points.is_empty() {
+                run.eval_metric = metric.clone();
+            }
+            if let (Some(x), Some(y)) = (num(e.metadata.get(unit)), e.value.as_f64()) {
+                if metric == run.eval_metric && x.is_finite() && y.is_finite() {
+                    run.eval_points.push((x, y));
+                }
+            }
         }
         if run.run_start_ms.is_none() || run.run_stop_ms.is_none() {
             if key == "run_start" {
