@@ -21,7 +21,11 @@ use crate::progress::{Progress, Silent};
 use crate::report::{BenchmarkReport, Report};
 use crate::ruledata::RuleSource;
 use crate::rules::{self, LogCheck, Ruleset, Verdict};
-use crate::stats::{self, data::StatsConfig, reader::FolderRuns};
+use crate::stats::{
+    self,
+    data::StatsConfig,
+    reader::{ContentHash, FolderRuns, RunCollector, RunInfo},
+};
 use crate::submission::{
     self, check_package, BenchmarkDir, InputKind, LogOutcome, PackageOptions, PackageRules,
 };
@@ -141,27 +145,23 @@ fn check_tree(
         .chain(tree.logs.iter().map(|f| (f, None)))
         .collect();
     progress.start(files.len());
-    let checked: Vec<(LogCheck, Vec<Finding>)> = files
+    let checked: Vec<(LogCheck, Vec<Finding>, Option<RunInfo>)> = files
         .par_iter()
         .map(|(f, dir)| {
             let log = rules::check_file(&rules.compliance, &f.fs, &f.path);
-            let pol = match &rules.policy {
-                Some(p) => policy::check_log(
-                    p,
-                    dir.map(|d| d.benchmark.as_str()),
-                    dir.and_then(|d| division_of(&d.system)),
-                    &f.path,
-                    &f.fs,
-                ),
-                None => Vec::new(),
-            };
+            let division = dir.and_then(|d| division_of(&d.system));
+            let (pol, run) = read_once(rules, opts, f, *dir, division);
             progress.advance();
-            (log, pol)
+            (log, pol, run)
         })
         .collect();
     let mut logs = Vec::with_capacity(checked.len());
     let mut policy_findings = Vec::new();
-    for (log, pol) in checked {
+    let mut run_infos: HashMap<String, RunInfo> = HashMap::new();
+    for (log, pol, run) in checked {
+        if let Some(run) = run {
+            run_infos.insert(log.path.clone(), run);
+        }
         logs.push(log);
         policy_findings.extend(pol);
     }
@@ -208,17 +208,22 @@ fn check_tree(
             if bv.verdict == submission::Verdict::Skipped {
                 return Ok((entry, None, Vec::new()));
             }
-            let listed: Vec<(String, std::path::PathBuf)> = dir
-                .result_logs
-                .iter()
-                .map(|f| (f.path.clone(), f.fs.clone()))
-                .collect();
-            let runs = stats::reader::read_listed(
-                &bv.path,
-                &listed,
-                &rules.stats.rcp,
-                opts.bert_train_samples,
-            )?;
+            let runs = FolderRuns {
+                dir: std::path::PathBuf::from(&bv.path),
+                runs: dir
+                    .result_logs
+                    .iter()
+                    .map(|f| match run_infos.get(f.path.as_str()) {
+                        Some(r) => r.clone(),
+                        None => RunCollector::default().finish(
+                            ContentHash::default(),
+                            std::path::Path::new(&f.path),
+                            &rules.stats.rcp,
+                            opts.bert_train_samples,
+                        ),
+                    })
+                    .collect(),
+            };
             let compliant: Vec<bool> = dir
                 .result_logs
                 .iter()
@@ -323,6 +328,59 @@ fn check_tree(
         runs,
         systems,
     })
+}
+
+/// The one pass over a result log besides compliance: the policy facts and,
+/// for a log in a benchmark folder, what the statistics read. An
+/// unreadable log gives a POL040 warning and a run with nothing logged
+/// (the package rules report it, PKG010).
+fn read_once(
+    rules: &Rules,
+    opts: &CheckOptions,
+    f: &submission::tree::FileRef,
+    dir: Option<&BenchmarkDir>,
+    division: Option<&str>,
+) -> (Vec<Finding>, Option<RunInfo>) {
+    let mut pol = rules.policy.as_ref().map(policy::Collector::new);
+    let mut run = dir.map(|_| RunCollector::default());
+    let mut hash = ContentHash::default();
+    let want_all = pol.is_some();
+    let read = std::fs::File::open(&f.fs).and_then(|file| {
+        crate::mllog::scan_records_raw(
+            file,
+            |k| want_all || stats::reader::wanted(k),
+            |r| {
+                let e = r.to_event();
+                if let Some(p) = pol.as_mut() {
+                    p.event(&e);
+                }
+                if let Some(run) = run.as_mut() {
+                    run.event(e);
+                }
+            },
+            |raw| hash.add(raw),
+        )
+    });
+    let shown = std::path::Path::new(&f.path);
+    let run = run.map(|c| c.finish(hash, shown, &rules.stats.rcp, opts.bert_train_samples));
+    let findings = match (rules.policy.as_ref(), pol, read) {
+        (Some(p), Some(c), Ok(_)) => policy::check_facts(
+            p,
+            dir.map(|d| d.benchmark.as_str()),
+            division,
+            &f.path,
+            &c.finish(),
+        ),
+        (Some(p), _, Err(e)) => vec![Finding::new(
+            "POL040",
+            Severity::Warning,
+            &f.path,
+            format!("cannot read the log for the policy checks: {e}"),
+        )
+        .with_help(p.help("POL040"))],
+        _ => Vec::new(),
+    };
+    (findings, run)
 }
 
 /// The system descriptions that parse as JSON objects, by id (the system

@@ -100,14 +100,32 @@ impl ScanSummary {
 /// are still validated and counted.
 pub fn scan_records<R: Read>(
     reader: R,
+    wanted: impl FnMut(&str) -> bool,
+    on_record: impl FnMut(&Record<'_>),
+) -> io::Result<ScanSummary> {
+    scan_records_raw(reader, wanted, on_record, |_| {})
+}
+
+/// [`scan_records`], also handing `on_raw` the bytes from the marker to the
+/// end of every line that carries one (line ending excluded), whether or
+/// not the record is well formed: what a content hash of the MLLOG part of
+/// a log needs.
+pub fn scan_records_raw<R: Read>(
+    reader: R,
     mut wanted: impl FnMut(&str) -> bool,
     mut on_record: impl FnMut(&Record<'_>),
+    mut on_raw: impl FnMut(&[u8]),
 ) -> io::Result<ScanSummary> {
     let mut summary = ScanSummary::default();
     let stats = split::pieces(reader, |item, line| match item {
-        split::Item::Piece(piece) => {
-            handle_piece(piece, line, &mut summary, &mut wanted, &mut on_record)
-        }
+        split::Item::Piece(piece) => handle_piece(
+            piece,
+            line,
+            &mut summary,
+            &mut wanted,
+            &mut on_record,
+            &mut on_raw,
+        ),
         split::Item::Long(bytes) => {
             summary.records += 1;
             summary.long_total += 1;
@@ -137,10 +155,12 @@ fn handle_piece(
     summary: &mut ScanSummary,
     wanted: &mut impl FnMut(&str) -> bool,
     on_record: &mut impl FnMut(&Record<'_>),
+    on_raw: &mut impl FnMut(&[u8]),
 ) {
     let Some(pos) = memchr::memmem::rfind(piece, MARKER) else {
         return;
     };
+    on_raw(&piece[pos..]);
     summary.records += 1;
     let body = &piece[pos + MARKER.len()..];
     let text: Cow<'_, str> = record_text(body);

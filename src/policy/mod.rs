@@ -68,60 +68,84 @@ fn value_text(v: &serde_json::Value) -> String {
 
 /// Reads the log once and collects the facts.
 pub fn collect<R: Read>(rules: &PolicyRules, reader: R) -> std::io::Result<LogFacts> {
-    let m = &rules.signals;
-    let mut facts = LogFacts::default();
-    let mut key_cache: HashMap<String, Option<signals::SignalMatch>> = HashMap::new();
-    let mut seen: BTreeSet<(String, usize)> = BTreeSet::new();
-    crate::mllog::scan(
-        reader,
-        |_| true,
-        |e| {
-            if e.key == "eval_accuracy" {
-                facts.evals.push((e.metadata.clone(), e.line));
+    let mut c = Collector::new(rules);
+    crate::mllog::scan(reader, |_| true, |e| c.event(&e))?;
+    Ok(c.finish())
+}
+
+/// Collects [`LogFacts`] from events as a log streams by, so the policy
+/// checks can share one pass over the file with other checks. Feed it every
+/// record, in order.
+pub struct Collector<'a> {
+    rules: &'a PolicyRules,
+    facts: LogFacts,
+    key_cache: HashMap<String, Option<signals::SignalMatch>>,
+    seen: BTreeSet<(String, usize)>,
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(rules: &'a PolicyRules) -> Collector<'a> {
+        Collector {
+            rules,
+            facts: LogFacts::default(),
+            key_cache: HashMap::new(),
+            seen: BTreeSet::new(),
+        }
+    }
+
+    pub fn event(&mut self, e: &crate::mllog::Event) {
+        let m = &self.rules.signals;
+        let facts = &mut self.facts;
+        if e.key == "eval_accuracy" {
+            facts.evals.push((e.metadata.clone(), e.line));
+        }
+        let key_hit = match self.key_cache.get(&e.key) {
+            Some(hit) => hit.clone(),
+            None => {
+                let hit = m.match_name(&e.key);
+                self.key_cache.insert(e.key.clone(), hit.clone());
+                hit
             }
-            let key_hit = match key_cache.get(&e.key) {
-                Some(hit) => hit.clone(),
-                None => {
-                    let hit = m.match_name(&e.key);
-                    key_cache.insert(e.key.clone(), hit.clone());
-                    hit
-                }
+        };
+        // The value as text is needed only for a key that signals
+        // something or a string value; most records are neither.
+        let mut hits = Vec::new();
+        if let Some(h) = key_hit {
+            let key_on = match &e.value {
+                serde_json::Value::Bool(b) => *b,
+                serde_json::Value::Null => true,
+                v => !m.is_off(&value_text(v)),
             };
-            // The value as text is needed only for a key that signals
-            // something or a string value; most records are neither.
-            let mut hits = Vec::new();
-            if let Some(h) = key_hit {
-                let key_on = match &e.value {
-                    serde_json::Value::Bool(b) => *b,
-                    serde_json::Value::Null => true,
-                    v => !m.is_off(&value_text(v)),
-                };
-                if key_on {
+            if key_on {
+                hits.push(h);
+            }
+        }
+        if let serde_json::Value::String(s) = &e.value {
+            if !s.is_empty() && s.len() <= 80 && !s.contains('/') {
+                if let Some(h) = m.match_name(s) {
                     hits.push(h);
                 }
             }
-            if let serde_json::Value::String(s) = &e.value {
-                if !s.is_empty() && s.len() <= 80 && !s.contains('/') {
-                    if let Some(h) = m.match_name(s) {
-                        hits.push(h);
-                    }
-                }
+        }
+        for h in hits {
+            if self.seen.insert((e.key.clone(), h.family)) {
+                facts.signals.push(LogSignal {
+                    line: e.line,
+                    family: h.family,
+                    key: e.key.clone(),
+                    value: value_text(&e.value).chars().take(80).collect(),
+                    word: h.word,
+                });
             }
-            for h in hits {
-                if seen.insert((e.key.clone(), h.family)) {
-                    facts.signals.push(LogSignal {
-                        line: e.line,
-                        family: h.family,
-                        key: e.key.clone(),
-                        value: value_text(&e.value).chars().take(80).collect(),
-                        word: h.word,
-                    });
-                }
-            }
-            facts.first.entry(e.key).or_insert((e.value, e.line));
-        },
-    )?;
-    Ok(facts)
+        }
+        if !facts.first.contains_key(&e.key) {
+            facts.first.insert(e.key.clone(), (e.value.clone(), e.line));
+        }
+    }
+
+    pub fn finish(self) -> LogFacts {
+        self.facts
+    }
 }
 
 /// The division the closed rules are judged by.

@@ -105,33 +105,6 @@ pub fn read_folder(
     })
 }
 
-/// Reads the result logs `files` (display path, file-system path) of the
-/// folder shown as `dir`, in the order given; findings and run paths use
-/// the display paths.
-pub fn read_listed(
-    dir: &str,
-    files: &[(String, PathBuf)],
-    params: &RcpParams,
-    bert_train_samples: bool,
-) -> io::Result<FolderRuns> {
-    let mut runs = Vec::new();
-    for (shown, fs_path) in files {
-        // An unreadable log counts as a run with nothing logged: the
-        // package checks report it (PKG010) and it fails compliance.
-        let bytes = std::fs::read(fs_path).unwrap_or_default();
-        let mut run = parse_run(&bytes, Path::new(shown), params, bert_train_samples)?;
-        run.name = fs_path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        runs.push(run);
-    }
-    Ok(FolderRuns {
-        dir: PathBuf::from(dir),
-        runs,
-    })
-}
-
 fn num(v: Option<&Value>) -> Option<f64> {
     v.and_then(Value::as_f64)
 }
@@ -145,17 +118,95 @@ fn json_text(v: &Value) -> String {
 
 /// Reads one result log.
 pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io::Result<RunInfo> {
-    let bytes = std::fs::read(path)?;
-    parse_run(&bytes, path, params, bert_train_samples)
+    parse_run(std::fs::File::open(path)?, path, params, bert_train_samples)
 }
 
-/// Extracts a [`RunInfo`] from the bytes of a log shown as `path`.
+/// Extracts a [`RunInfo`] from a log shown as `path`, streaming it.
 pub fn parse_run(
-    bytes: &[u8],
+    reader: impl io::Read,
     path: &Path,
     params: &RcpParams,
     bert_train_samples: bool,
 ) -> io::Result<RunInfo> {
+    let mut collector = RunCollector::default();
+    let mut hash = ContentHash::default();
+    mllog::scan_records_raw(
+        reader,
+        wanted,
+        |r| collector.event(r.to_event()),
+        |raw| hash.add(raw),
+    )?;
+    Ok(collector.finish(hash, path, params, bert_train_samples))
+}
+
+/// The keys the RCP reader looks at (substring matches, as the official
+/// reader's).
+pub fn wanted(k: &str) -> bool {
+    k.contains("global_batch_size")
+        || k.contains("submission_benchmark")
+        || k.contains("eval_accuracy")
+        || k.contains("eval_error")
+        || k.contains("train_samples")
+        || k == "run_start"
+        || k == "run_stop"
+}
+
+/// Hash of the MLLOG part of a log: the text from the marker to the end of
+/// every line that carries one (copied runs share it).
+#[derive(Default)]
+pub struct ContentHash(DefaultHasher);
+
+impl ContentHash {
+    pub fn add(&mut self, rec: &[u8]) {
+        rec.hash(&mut self.0);
+    }
+}
+
+/// Gathers what [`RunInfo`] needs while a log streams by, so the reader can
+/// share one pass over the file with other checks: feed it the events
+/// (those [`wanted`] rejects are ignored) and, at the end, the
+/// [`ContentHash`] of the raw MLLOG lines.
+#[derive(Default)]
+pub struct RunCollector {
+    events: Vec<mllog::Event>,
+}
+
+impl RunCollector {
+    /// A record the reader wants (others are ignored).
+    pub fn event(&mut self, e: mllog::Event) {
+        if wanted(&e.key) && self.events.len() < MAX_EVENTS {
+            self.events.push(e);
+        }
+    }
+
+    pub fn finish(
+        self,
+        hash: ContentHash,
+        path: &Path,
+        params: &RcpParams,
+        bert_train_samples: bool,
+    ) -> RunInfo {
+        from_events(
+            self.events,
+            hash.0.finish(),
+            path,
+            params,
+            bert_train_samples,
+        )
+    }
+}
+
+/// Records of the wanted keys kept per log: far above any real log's few
+/// hundred evaluations, and a bound on what a hostile log can make us hold.
+const MAX_EVENTS: usize = 200_000;
+
+fn from_events(
+    events: Vec<mllog::Event>,
+    content_hash: u64,
+    path: &Path,
+    params: &RcpParams,
+    bert_train_samples: bool,
+) -> RunInfo {
     let shown = path.display().to_string();
     let mut run = RunInfo {
         path: path.to_path_buf(),
@@ -174,7 +225,7 @@ pub fn parse_run(
         eval_steps: Vec::new(),
         eval_points: Vec::new(),
         eval_metric: None,
-        content_hash: content_hash(bytes),
+        content_hash,
         findings: Vec::new(),
     };
     let mut use_train = bert_train_samples;
@@ -187,17 +238,6 @@ pub fn parse_run(
     let bad = |line: u64, msg: String| {
         Finding::new("RCP003", Severity::Error, &shown, msg).at_line(Some(line))
     };
-    let wanted = |k: &str| -> bool {
-        k.contains("global_batch_size")
-            || k.contains("submission_benchmark")
-            || k.contains("eval_accuracy")
-            || k.contains("eval_error")
-            || k.contains("train_samples")
-            || k == "run_start"
-            || k == "run_stop"
-    };
-    let mut events: Vec<mllog::Event> = Vec::new();
-    let _summary = mllog::scan(bytes, wanted, |e| events.push(e))?;
     for e in events {
         let key = e.key.as_str();
         if key == "eval_accuracy" {
@@ -326,19 +366,7 @@ pub fn parse_run(
             }
         }
     }
-    Ok(run)
-}
-
-/// Hash of the text after the marker on every line that has one.
-fn content_hash(bytes: &[u8]) -> u64 {
-    let mut h = DefaultHasher::new();
-    for line in bytes.split(|&b| b == b'\n') {
-        if let Some(pos) = memchr::memmem::rfind(line, mllog::MARKER) {
-            let rec = &line[pos..];
-            rec.strip_suffix(b"\r").unwrap_or(rec).hash(&mut h);
-        }
-    }
-    h.finish()
+    run
 }
 
 fn same_value(a: &Value, b: &Value) -> bool {
