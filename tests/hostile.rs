@@ -415,3 +415,45 @@ fn a_million_failing_records_keep_memory_flat() {
         r.stdout.len()
     );
 }
+
+/// `check` reads a log in one streaming pass besides compliance: a folder
+/// with a 96 MiB log is checked with far less memory than the log's size.
+#[test]
+fn check_memory_does_not_grow_with_log_length() {
+    use std::io::Write;
+    let dir = tmp();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example");
+    let dst = dir.path().join("Example");
+    for sub in ["systems", "results/example_system/retinanet"] {
+        std::fs::create_dir_all(dst.join(sub)).expect("mkdir");
+        for e in std::fs::read_dir(src.join(sub))
+            .expect("read example")
+            .flatten()
+        {
+            std::fs::copy(e.path(), dst.join(sub).join(e.file_name())).expect("copy");
+        }
+    }
+    let log = dst.join("results/example_system/retinanet/result_0.txt");
+    let text = std::fs::read_to_string(&log).expect("read log");
+    let (head, stop) = text
+        .trim_end()
+        .rsplit_once('\n')
+        .expect("a log with several lines");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&log).expect("create"));
+    writeln!(out, "{head}").expect("write");
+    let mut written = 0usize;
+    let mut step = 0u64;
+    while written < 96 << 20 {
+        let line = format!(":::MLLOG {{\"namespace\": \"\", \"time_ms\": 1760000000500, \"event_type\": \"POINT_IN_TIME\", \"key\": \"train_loss\", \"value\": 0.25, \"metadata\": {{\"file\": \"train.py\", \"lineno\": 200, \"step\": {step}}}}}\n");
+        out.write_all(line.as_bytes()).expect("write");
+        written += line.len();
+        step += 1;
+    }
+    writeln!(out, "{stop}").expect("write");
+    drop(out);
+    let run = mlaudit(dir.path(), &["check", "--ruleset", "5.0.0", "Example"]);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    if let Some(kb) = run.peak_kb {
+        assert!(kb < 64 * 1024, "peak RSS {kb} kB for a 96 MiB log");
+    }
+}
