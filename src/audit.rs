@@ -27,7 +27,9 @@ use crate::stats::{
     reader::{ContentHash, FolderRuns, RunCollector, RunInfo},
 };
 use crate::submission::{
-    self, check_package, BenchmarkDir, InputKind, LogOutcome, PackageOptions, PackageRules,
+    self, check_package_with,
+    logscan::{self, LogFacts},
+    BenchmarkDir, InputKind, LogOutcome, PackageOptions, PackageRules,
 };
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -145,25 +147,29 @@ fn check_tree(
         .chain(tree.logs.iter().map(|f| (f, None)))
         .collect();
     progress.start(files.len());
-    let checked: Vec<(LogCheck, Vec<Finding>, Option<RunInfo>)> = files
+    let checked: Vec<(LogCheck, OnePass)> = files
         .par_iter()
         .map(|(f, dir)| {
             let log = rules::check_file(&rules.compliance, &f.fs, &f.path);
             let division = dir.and_then(|d| division_of(&d.system));
-            let (pol, run) = read_once(rules, opts, f, *dir, division);
+            let pass = read_once(rules, opts, f, *dir, division);
             progress.advance();
-            (log, pol, run)
+            (log, pass)
         })
         .collect();
     let mut logs = Vec::with_capacity(checked.len());
     let mut policy_findings = Vec::new();
     let mut run_infos: HashMap<String, RunInfo> = HashMap::new();
-    for (log, pol, run) in checked {
-        if let Some(run) = run {
+    let mut log_facts: HashMap<String, LogFacts> = HashMap::new();
+    for (log, pass) in checked {
+        if let Some(run) = pass.run {
             run_infos.insert(log.path.clone(), run);
         }
+        if let Some(facts) = pass.facts {
+            log_facts.insert(log.path.clone(), facts);
+        }
         logs.push(log);
-        policy_findings.extend(pol);
+        policy_findings.extend(pass.policy);
     }
     logs.sort_by(|a, b| a.path.cmp(&b.path));
     // Implementation configs, unless every system is in the open division.
@@ -189,7 +195,7 @@ fn check_tree(
             LogOutcome::FAIL
         }
     };
-    let package = check_package(tree, &rules.package, &opts.package, &lookup);
+    let package = check_package_with(tree, &rules.package, &opts.package, &lookup, &log_facts);
 
     // 4. Statistics per checked folder, in parallel.
     let dirs: HashMap<&str, &BenchmarkDir> = tree
@@ -330,29 +336,44 @@ fn check_tree(
     })
 }
 
-/// The one pass over a result log besides compliance: the policy facts and,
-/// for a log in a benchmark folder, what the statistics read. An
-/// unreadable log gives a POL040 warning and a run with nothing logged
-/// (the package rules report it, PKG010).
+/// What the one pass over a result log besides compliance gives.
+struct OnePass {
+    policy: Vec<Finding>,
+    /// For a log in a benchmark folder: what the statistics read...
+    run: Option<RunInfo>,
+    /// ... and what the package rules read.
+    facts: Option<LogFacts>,
+}
+
+/// The one pass over a result log besides compliance: the policy findings
+/// and, for a log in a benchmark folder, what the statistics and the
+/// package rules read. An unreadable log gives a POL040 warning, a run
+/// with nothing logged, and facts with the read error (PKG010).
 fn read_once(
     rules: &Rules,
     opts: &CheckOptions,
     f: &submission::tree::FileRef,
     dir: Option<&BenchmarkDir>,
     division: Option<&str>,
-) -> (Vec<Finding>, Option<RunInfo>) {
+) -> OnePass {
     let mut pol = rules.policy.as_ref().map(policy::Collector::new);
     let mut run = dir.map(|_| RunCollector::default());
+    let mut pkg = dir.map(|_| logscan::Collector::default());
     let mut hash = ContentHash::default();
     let want_all = pol.is_some();
     let read = std::fs::File::open(&f.fs).and_then(|file| {
         crate::mllog::scan_records_raw(
             file,
-            |k| want_all || stats::reader::wanted(k),
+            |k| want_all || stats::reader::wanted(k) || logscan::wanted(k),
             |r| {
                 let e = r.to_event();
                 if let Some(p) = pol.as_mut() {
                     p.event(&e);
+                }
+                if let Some(c) = pkg.as_mut() {
+                    if logscan::wanted(&e.key) {
+                        c.event(&e);
+                    }
                 }
                 if let Some(run) = run.as_mut() {
                     run.event(e);
@@ -363,7 +384,18 @@ fn read_once(
     });
     let shown = std::path::Path::new(&f.path);
     let run = run.map(|c| c.finish(hash, shown, &rules.stats.rcp, opts.bert_train_samples));
-    let findings = match (rules.policy.as_ref(), pol, read) {
+    let (read, facts) = match read {
+        Ok(summary) => {
+            let facts = pkg.map(|c| c.finish(&f.path, Ok(summary)));
+            (Ok(()), facts)
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            let facts = pkg.map(|c| c.finish(&f.path, Err(e)));
+            (Err(msg), facts)
+        }
+    };
+    let policy = match (rules.policy.as_ref(), pol, read) {
         (Some(p), Some(c), Ok(_)) => policy::check_facts(
             p,
             dir.map(|d| d.benchmark.as_str()),
@@ -380,7 +412,7 @@ fn read_once(
         .with_help(p.help("POL040"))],
         _ => Vec::new(),
     };
-    (findings, run)
+    OnePass { policy, run, facts }
 }
 
 /// The system descriptions that parse as JSON objects, by id (the system

@@ -285,67 +285,77 @@ pub fn check_facts(
 /// over the size limit with a POL041 note; a file that cannot be read is a
 /// POL040 warning. The caller decides whether the division is closed.
 pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
-    let cf = &rules.signals.config_files;
-    let mut out = Vec::new();
-    for f in files {
-        let name = f
-            .file
-            .fs
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let Some(format) = configs::format_of(&name, &cf.extensions, &cf.names) else {
-            continue;
-        };
-        let path = f.file.path.as_str();
-        let unreadable = |e: std::io::Error| {
-            Finding::new(
-                "POL040",
-                Severity::Warning,
-                path,
-                format!("cannot read the implementation config: {e}"),
-            )
-            .with_help(rules.help("POL040"))
-        };
-        let meta = match std::fs::metadata(&f.file.fs) {
-            Ok(m) => m,
-            Err(e) => {
-                out.push(unreadable(e));
-                continue;
-            }
-        };
-        if meta.len() > cf.max_bytes {
-            out.push(
-                Finding::new(
-                    "POL041",
-                    Severity::Note,
-                    path,
-                    format!(
-                        "implementation config not scanned for policy signals: {} bytes, the limit is {}",
-                        meta.len(),
-                        cf.max_bytes
-                    ),
-                )
-                .with_help(rules.help("POL041"))
-                .with_rule(rules.signal_rule("config_files")),
-            );
-            continue;
-        }
-        let bytes = match std::fs::read(&f.file.fs) {
-            Ok(b) => b,
-            Err(e) => {
-                out.push(unreadable(e));
-                continue;
-            }
-        };
-        if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
-            continue;
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        out.extend(config_text_findings(rules, path, &text, format));
-    }
+    use rayon::prelude::*;
+    // Packages vendor whole framework trees (thousands of files): read them
+    // in parallel.
+    let mut out: Vec<Finding> = files
+        .par_iter()
+        .flat_map_iter(|f| check_config(rules, f))
+        .collect();
     crate::finding::sort_findings(&mut out);
     out
+}
+
+/// The findings of one implementation file (none for a file that is not a
+/// config, or binary).
+fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
+    let cf = &rules.signals.config_files;
+    let mut out = Vec::new();
+    let name = f
+        .file
+        .fs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(format) = configs::format_of(&name, &cf.extensions, &cf.names) else {
+        return out;
+    };
+    let path = f.file.path.as_str();
+    let unreadable = |e: std::io::Error| {
+        Finding::new(
+            "POL040",
+            Severity::Warning,
+            path,
+            format!("cannot read the implementation config: {e}"),
+        )
+        .with_help(rules.help("POL040"))
+    };
+    let meta = match std::fs::metadata(&f.file.fs) {
+        Ok(m) => m,
+        Err(e) => {
+            out.push(unreadable(e));
+            return out;
+        }
+    };
+    if meta.len() > cf.max_bytes {
+        out.push(
+            Finding::new(
+                "POL041",
+                Severity::Note,
+                path,
+                format!(
+                    "implementation config not scanned for policy signals: {} bytes, the limit is {}",
+                    meta.len(),
+                    cf.max_bytes
+                ),
+            )
+            .with_help(rules.help("POL041"))
+            .with_rule(rules.signal_rule("config_files")),
+        );
+        return out;
+    }
+    let bytes = match std::fs::read(&f.file.fs) {
+        Ok(b) => b,
+        Err(e) => {
+            out.push(unreadable(e));
+            return out;
+        }
+    };
+    if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
+        return out;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    config_text_findings(rules, path, &text, format)
 }
 
 /// The signal findings of one config text (`path` names it).

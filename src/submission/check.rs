@@ -149,12 +149,36 @@ fn run_name(path: &str) -> String {
     name.strip_suffix(".txt").unwrap_or(name).to_string()
 }
 
-/// Runs every package rule over `tree`.
+/// Runs every package rule over `tree`, reading what the package checks need
+/// from every log of a folder of the round, in parallel.
 pub fn check_package(
     tree: &Submission,
     rules: &PackageRules,
     opts: &PackageOptions,
     log_verdict: &dyn Fn(&str) -> LogOutcome,
+) -> PackageReport {
+    let allowed = |b: &BenchmarkDir| rules.benchmarks.contains_key(&b.benchmark);
+    let to_scan: Vec<_> = tree
+        .benchmarks
+        .iter()
+        .filter(|b| allowed(b))
+        .flat_map(|b| b.result_logs.iter())
+        .collect();
+    let facts: HashMap<String, LogFacts> = to_scan
+        .par_iter()
+        .map(|f| (f.path.clone(), scan_log(f)))
+        .collect();
+    check_package_with(tree, rules, opts, log_verdict, &facts)
+}
+
+/// [`check_package`] with the logs' facts already read (by display path),
+/// for a caller that reads each log once for several checks.
+pub fn check_package_with(
+    tree: &Submission,
+    rules: &PackageRules,
+    opts: &PackageOptions,
+    log_verdict: &dyn Fn(&str) -> LogOutcome,
+    facts: &HashMap<String, LogFacts>,
 ) -> PackageReport {
     let mut findings = tree.findings.clone();
     let mut bypasses = Vec::new();
@@ -211,19 +235,6 @@ pub fn check_package(
         let f = read_flags(p, rules, &mut findings, &mut bypasses);
         system_flags.insert(sys.as_str(), f);
     }
-
-    // Read what package checks need from every log of an allowed folder, in parallel.
-    let allowed = |b: &BenchmarkDir| rules.benchmarks.contains_key(&b.benchmark);
-    let to_scan: Vec<_> = tree
-        .benchmarks
-        .iter()
-        .filter(|b| allowed(b))
-        .flat_map(|b| b.result_logs.iter())
-        .collect();
-    let facts: HashMap<String, LogFacts> = to_scan
-        .par_iter()
-        .map(|f| (f.path.clone(), scan_log(f)))
-        .collect();
 
     let mut verdicts = Vec::new();
     for b in &tree.benchmarks {

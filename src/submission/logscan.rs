@@ -44,54 +44,71 @@ impl LogFacts {
 }
 
 pub fn scan_log(file: &FileRef) -> LogFacts {
-    let mut facts = LogFacts {
-        path: file.path.clone(),
-        ..LogFacts::default()
-    };
     let reader = match std::fs::File::open(&file.fs) {
         Ok(r) => r,
-        Err(e) => {
-            facts.read_error = Some(e.to_string());
-            return facts;
-        }
+        Err(e) => return Collector::default().finish(&file.path, Err(e)),
     };
-    let mut seeds = Vec::new();
-    let mut first: BTreeMap<String, (u64, Value)> = BTreeMap::new();
-    let wanted = |k: &str| k == SEED || FIRST_KEYS.contains(&k);
-    let result = mllog::scan(reader, wanted, |e| {
+    let mut c = Collector::default();
+    let result = mllog::scan(reader, wanted, |e| c.event(&e));
+    c.finish(&file.path, result)
+}
+
+/// The keys the package checks read.
+pub fn wanted(k: &str) -> bool {
+    k == SEED || FIRST_KEYS.contains(&k)
+}
+
+/// Collects [`LogFacts`] as a log streams by, so the package checks can
+/// share one pass over the file with other checks.
+#[derive(Default)]
+pub struct Collector {
+    seeds: Vec<SeedRecord>,
+    first: BTreeMap<String, (u64, Value)>,
+}
+
+impl Collector {
+    /// A record (those [`wanted`] rejects are ignored).
+    pub fn event(&mut self, e: &mllog::Event) {
         if e.key == SEED {
             // More than a few seeds is already a finding; keeping them all
             // would let a hostile log grow memory without bound.
-            if seeds.len() >= mllog::MAX_KEPT {
-                return;
+            if self.seeds.len() < mllog::MAX_KEPT {
+                self.seeds.push(SeedRecord {
+                    line: e.line,
+                    value: e.value.clone(),
+                    metadata: e.metadata.clone(),
+                });
             }
-            seeds.push(SeedRecord {
-                line: e.line,
-                value: e.value,
-                metadata: e.metadata,
-            });
-        } else {
-            first.entry(e.key).or_insert((e.line, e.value));
+        } else if FIRST_KEYS.contains(&e.key.as_str()) && !self.first.contains_key(&e.key) {
+            self.first.insert(e.key.clone(), (e.line, e.value.clone()));
         }
-    });
-    match result {
-        Ok(summary) => {
-            facts.malformed = summary.malformed;
-            facts
-                .malformed
-                .extend(summary.long_lines.iter().map(|l| Malformed {
-                    line: l.line,
-                    error: format!(
-                        "line of {} bytes is longer than the {} bytes a record may have",
-                        l.bytes,
-                        mllog::MAX_LINE_BYTES
-                    ),
-                    excerpt: String::new(),
-                }));
-        }
-        Err(e) => facts.read_error = Some(e.to_string()),
     }
-    facts.seeds = seeds;
-    facts.first = first;
-    facts
+
+    /// The facts of the log shown as `path`, given how the scan ended.
+    pub fn finish(self, path: &str, result: std::io::Result<mllog::ScanSummary>) -> LogFacts {
+        let mut facts = LogFacts {
+            path: path.to_string(),
+            seeds: self.seeds,
+            first: self.first,
+            ..LogFacts::default()
+        };
+        match result {
+            Ok(summary) => {
+                facts.malformed = summary.malformed;
+                facts
+                    .malformed
+                    .extend(summary.long_lines.iter().map(|l| Malformed {
+                        line: l.line,
+                        error: format!(
+                            "line of {} bytes is longer than the {} bytes a record may have",
+                            l.bytes,
+                            mllog::MAX_LINE_BYTES
+                        ),
+                        excerpt: String::new(),
+                    }));
+            }
+            Err(e) => facts.read_error = Some(e.to_string()),
+        }
+        facts
+    }
 }

@@ -21,7 +21,8 @@ pub mod system_desc;
 pub mod tree;
 
 pub use check::{
-    check_package, BenchmarkVerdict, BypassUse, LogOutcome, PackageOptions, PackageReport, Verdict,
+    check_package, check_package_with, BenchmarkVerdict, BypassUse, LogOutcome, PackageOptions,
+    PackageReport, Verdict,
 };
 pub use discover::{discover, discover_logs};
 pub use rules::PackageRules;
