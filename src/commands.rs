@@ -32,6 +32,13 @@ pub struct Io<'a> {
 
 pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
     let source = RuleSource::from_option(cli.rules.as_deref());
+    if let Some(dir) = &cli.rules {
+        // User packs may hold runaway expressions fuel cannot bound.
+        crate::rules::watchdog::arm(
+            crate::rules::watchdog::LIMIT,
+            format!("the rule packs in {}", dir.display()),
+        );
+    }
     let result = match cli.command {
         Command::Log {
             usage,

@@ -90,6 +90,7 @@ impl Expr {
             }
             Fast::None => {}
         }
+        let _guard = super::watchdog::Guard::enter();
         self.inner.eval(ctx)
     }
 
@@ -267,11 +268,14 @@ pub enum CompileError {
 /// Compiles `source`, rejecting names that are not `v`, `s` or a function,
 /// state variables not in `state_vars`, and unknown fields of `v`.
 pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, CompileError> {
+    // minijinja may fold constants while compiling: bounded like an
+    // evaluation.
+    let _guard = super::watchdog::Guard::enter();
     let inner = compile_names(source, state_vars)?;
     let src = source.trim();
     let fast = if inner.undeclared_variables(false).is_empty() {
         // No names at all: the value never changes (there are no functions
-        // without a name, and fuel bounds this one evaluation).
+        // without a name; fuel and the watchdog bound this one evaluation).
         match inner.eval(()) {
             Ok(v) => Fast::Const(v),
             Err(_) => Fast::None,
