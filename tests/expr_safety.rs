@@ -156,12 +156,12 @@ fn deep_nesting_does_not_overflow_the_stack() {
     assert!(bounded(&format!("'{}' ~ 'x'", "-".repeat(100))).is_ok());
 }
 
-#[test]
-fn a_hostile_user_pack_is_refused_or_bounded_through_the_cli() {
+/// A user rules folder for ruleset 9.9.9 (it carries its code
+/// documentation) and its compliance pack folder.
+fn user_rules_dir() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let packs = dir.path().join("training/9.9.9/compliance");
     std::fs::create_dir_all(&packs).expect("mkdir");
-    // A user rules folder carries its code documentation.
     let codes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/codes");
     std::fs::create_dir_all(dir.path().join("codes")).expect("mkdir");
     for f in std::fs::read_dir(&codes).expect("rules/codes") {
@@ -172,6 +172,12 @@ fn a_hostile_user_pack_is_refused_or_bounded_through_the_cli() {
         )
         .expect("copy");
     }
+    (dir, packs)
+}
+
+#[test]
+fn a_hostile_user_pack_is_refused_or_bounded_through_the_cli() {
+    let (dir, packs) = user_rules_dir();
     let log = dir.path().join("run.txt");
     std::fs::write(
         &log,
@@ -237,19 +243,7 @@ fn a_hostile_user_pack_is_refused_or_bounded_through_the_cli() {
 /// the rules folder.
 #[test]
 fn lazy_sequence_repetition_is_stopped_by_the_watchdog() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let packs = dir.path().join("training/9.9.9/compliance");
-    std::fs::create_dir_all(&packs).expect("mkdir");
-    let codes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/codes");
-    std::fs::create_dir_all(dir.path().join("codes")).expect("mkdir");
-    for f in std::fs::read_dir(&codes).expect("rules/codes") {
-        let f = f.expect("entry").path();
-        std::fs::copy(
-            &f,
-            dir.path().join("codes").join(f.file_name().expect("name")),
-        )
-        .expect("copy");
-    }
+    let (dir, packs) = user_rules_dir();
     std::fs::write(
         packs.join("common.yaml"),
         "rules:\n  - key: run_start\n    code: CMN007\n    check: \"'x' in [1, 2, 3] * 1000000000000000\"\n",
