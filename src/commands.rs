@@ -109,7 +109,6 @@ fn log(
 
 fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
     let (outcome, settings, changes) = run_check(source, args, io.progress)?;
-    write_html(source, &settings, args, &outcome)?;
     match changes {
         Some(changes) => crate::ci::changed_only(source, args, &settings, &outcome, &changes, io),
         None => {
@@ -119,20 +118,21 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
     }
 }
 
-/// `--html FILE`: the HTML report of the outcome.
+/// `--html FILE`: the HTML report of the outcome, with the rules it was
+/// checked against.
 fn write_html(
     source: &RuleSource,
     settings: &crate::settings::Settings,
+    rules: &audit::Rules,
     args: &CheckArgs,
     outcome: &audit::CheckOutcome,
 ) -> anyhow::Result<()> {
     let Some(file) = &args.html else {
         return Ok(());
     };
-    let rules = audit::Rules::load(source, &settings.usage, &settings.ruleset)?;
     let opts = report::html::HtmlOptions {
         source,
-        rules: &rules,
+        rules,
         command: report::html::command_line(args, &settings.usage, &settings.ruleset, source),
     };
     report::html::write_report(file, outcome, &opts)
@@ -146,7 +146,6 @@ fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result
         Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
         other => output::render(source, &outcome.report, other, color, w),
     })?;
-    write_html(source, &settings, args, &outcome)?;
     if args.output.exit_zero {
         return Ok(Exit::Success);
     }
@@ -189,7 +188,6 @@ fn score(
             other => output::render(source, &outcome.report, other, color, w),
         })?;
     }
-    write_html(source, &settings, args, &outcome)?;
     if args.output.exit_zero {
         return Ok(Exit::Success);
     }
@@ -281,6 +279,7 @@ fn run_check(
         let result = crate::changes::check_changes(source, &rules, &opts, &changes, &*bar);
         bar.finish();
         let (outcome, checked) = result?;
+        write_html(source, &settings, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }
     let outcome = match args.paths.as_slice() {
@@ -307,6 +306,7 @@ fn run_check(
             audit::check_logs(source, &rules, many, &opts)?
         }
     };
+    write_html(source, &settings, &rules, args, &outcome)?;
     Ok((outcome, settings, None))
 }
 

@@ -134,22 +134,25 @@ fn empty_and_binary_files_fail_without_panicking() {
     );
 }
 
-#[test]
-fn broken_rule_pack_fails_at_load_naming_file_and_rule() {
+/// A user rules folder for ruleset 1.0.0 with one code file and one
+/// compliance pack.
+fn user_rules(codes: &str, pack: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     std::fs::create_dir_all(root.join("codes")).expect("mkdir");
     std::fs::create_dir_all(root.join("training/1.0.0/compliance")).expect("mkdir");
-    std::fs::write(
-        root.join("codes/x.yaml"),
+    std::fs::write(root.join("codes/x.yaml"), codes).expect("write");
+    std::fs::write(root.join("training/1.0.0/compliance/common.yaml"), pack).expect("write");
+    dir
+}
+
+#[test]
+fn broken_rule_pack_fails_at_load_naming_file_and_rule() {
+    let dir = user_rules(
         "X001:\n  title: t\n  severity: error\n  help: h\n",
-    )
-    .expect("write");
-    std::fs::write(
-        root.join("training/1.0.0/compliance/common.yaml"),
         "rules:\n  - key: seed\n    code: X001\n    check: \"v.value > undefined_name\"\n",
-    )
-    .expect("write");
+    );
+    let root = dir.path();
     let out = mlaudit(&[
         "--rules",
         &root.to_string_lossy(),
@@ -168,20 +171,8 @@ fn broken_rule_pack_fails_at_load_naming_file_and_rule() {
 
 #[test]
 fn user_rule_pack_is_loaded_with_rules_dir() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = user_rules("X001:\n  title: seed must be small\n  severity: error\n  help: use a small seed\n", "rules:\n  - key: seed\n    code: X001\n    require: exactly_one\n    check: \"v.value < 2000\"\n");
     let root = dir.path();
-    std::fs::create_dir_all(root.join("codes")).expect("mkdir");
-    std::fs::create_dir_all(root.join("training/1.0.0/compliance")).expect("mkdir");
-    std::fs::write(
-        root.join("codes/x.yaml"),
-        "X001:\n  title: seed must be small\n  severity: error\n  help: use a small seed\n",
-    )
-    .expect("write");
-    std::fs::write(
-        root.join("training/1.0.0/compliance/common.yaml"),
-        "rules:\n  - key: seed\n    code: X001\n    require: exactly_one\n    check: \"v.value < 2000\"\n",
-    )
-    .expect("write");
     let rules = root.to_string_lossy().into_owned();
     let out = mlaudit(&[
         "--rules",
