@@ -10,48 +10,32 @@ use mlaudit::ruledata::RuleSource;
 use mlaudit::submission::discover;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 mod common;
-use common::{corpus, ruleset};
-
-fn dirs(p: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(p)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
+use common::{corpus, round_ruleset, Coverage};
 
 #[test]
 fn no_policy_errors_on_real_packages() {
     let Some(root) = corpus() else { return };
+    // Round folders are the ones `expected/package.tsv` names.
+    let mut coverage = Coverage::new("policy_corpus");
     let mut packages = Vec::new();
-    for round in dirs(&root) {
-        let name = round
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !name.starts_with('v') {
-            continue;
-        }
-        for pkg in dirs(&round) {
-            packages.push((ruleset(&name), pkg));
+    for row in common::tsv(&root.join("expected/package.tsv")) {
+        if coverage.covers(&row["round"]) {
+            packages.push((
+                round_ruleset(&row["round"]),
+                root.join(&row["round"]).join(&row["submitter"]),
+            ));
         }
     }
-    assert_eq!(packages.len(), 23, "packages in the corpus");
-    let mut rules: BTreeMap<String, PolicyRules> = BTreeMap::new();
-    for (v, _) in &packages {
-        if !rules.contains_key(v) {
-            let r = PolicyRules::load(&RuleSource::Embedded, "training", v)
-                .unwrap_or_else(|e| panic!("policy {v}: {e}"));
-            rules.insert(v.clone(), r);
-        }
+    coverage.report("packages");
+    assert!(!packages.is_empty(), "no corpus package has rules");
+    let mut rules: BTreeMap<(&str, String), PolicyRules> = BTreeMap::new();
+    for (k, _) in &packages {
+        rules.entry(k.clone()).or_insert_with(|| {
+            PolicyRules::load(&RuleSource::Embedded, k.0, &k.1)
+                .unwrap_or_else(|e| panic!("policy {} {}: {e}", k.0, k.1))
+        });
     }
     let results: Vec<(String, Vec<Finding>, usize, usize)> = packages
         .par_iter()

@@ -127,6 +127,21 @@ pub fn available_versions(source: &RuleSource, usage: &str) -> Vec<String> {
         .collect()
 }
 
+/// Every (usage, version) that has compliance packs, sorted: the rulesets
+/// this rule data can check. Usages are the top-level folders of the rule
+/// data that hold versions (`training`, `hpc`).
+pub fn available_rulesets(source: &RuleSource) -> Vec<(String, String)> {
+    source
+        .list("")
+        .into_iter()
+        .flat_map(|usage| {
+            available_versions(source, &usage)
+                .into_iter()
+                .map(move |v| (usage.clone(), v))
+        })
+        .collect()
+}
+
 impl Ruleset {
     pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Ruleset, LoadError> {
         check_dir(source)?;

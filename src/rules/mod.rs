@@ -9,4 +9,4 @@ pub mod pack;
 pub mod watchdog;
 
 pub use engine::{check_bytes, check_file, LogCheck, Verdict};
-pub use load::{available_versions, LoadError, Ruleset};
+pub use load::{available_rulesets, available_versions, LoadError, Ruleset};
