@@ -1,27 +1,33 @@
 //! mlaudit: checks MLPerf-style training submissions.
 //!
-//! The pipeline is discover → parse ([`mllog`]) → check ([`rules`]) →
-//! aggregate → render ([`report`]). The library returns data; only the
-//! binary prints.
+//! The pipeline, one folder per stage:
+//!
+//! ```text
+//! paths ─► discover ─► mllog ─► check ─► aggregate ─► report
+//!          (tree)      (events) (findings per log) (verdicts,  (text, json, sarif,
+//!                                                   stats)      junit, github, html)
+//! ```
+//!
+//! - [`discover`]: what the user named becomes a tree of packages, systems,
+//!   benchmark folders and logs (and what a git change touches);
+//! - [`mllog`]: one streaming pass over a log's records;
+//! - [`check`]: per log, the compliance rules and the policy signals;
+//! - [`aggregate`]: per folder and package, the package rules, RCP, olympic
+//!   score and spread; [`aggregate::repeat`] compares two runs;
+//! - [`report`]: one report value, one renderer per format.
+//!
+//! [`audit`] runs the stages in order for `check`; [`rulebook`] is the rule
+//! data they read; [`finding`] the one type every stage reports with;
+//! [`config`] the project's `.mlaudit.toml`. Only [`app`] prints, parses
+//! arguments or chooses an exit code.
 
+pub mod aggregate;
+pub mod app;
 pub mod audit;
-pub mod changes;
-pub mod ci;
-pub mod cli;
-pub mod codes;
-pub mod commands;
+pub mod check;
 pub mod config;
+pub mod discover;
 pub mod finding;
-pub mod git;
-pub mod hook;
 pub mod mllog;
-pub mod output;
-pub mod policy;
-pub mod progress;
-pub mod repeat;
 pub mod report;
-pub mod ruledata;
-pub mod rules;
-pub mod settings;
-pub mod stats;
-pub mod submission;
+pub mod rulebook;

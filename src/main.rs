@@ -1,6 +1,7 @@
 use clap::Parser;
-use mlaudit::cli::Cli;
-use mlaudit::commands::{run, Io};
+use mlaudit::app::cli::Cli;
+use mlaudit::app::commands::run;
+use mlaudit::app::Io;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 

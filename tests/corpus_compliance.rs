@@ -8,9 +8,9 @@
 mod common;
 use common::{corpus, round_ruleset, Coverage};
 
+use mlaudit::check::rules::{check_file, Ruleset, Verdict};
 use mlaudit::finding::Severity;
-use mlaudit::ruledata::RuleSource;
-use mlaudit::rules::{check_file, Ruleset, Verdict};
+use mlaudit::rulebook::source::RuleSource;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! tool or blow its stack.
 
 use minijinja::Value;
-use mlaudit::rules::expr::{compile, CompileError, MAX_EXPR_BYTES, MAX_UNARY_RUN};
+use mlaudit::check::rules::expr::{compile, CompileError, MAX_EXPR_BYTES, MAX_UNARY_RUN};
 use std::time::{Duration, Instant};
 
 fn eval(src: &str) -> Result<Value, String> {
@@ -239,7 +239,7 @@ fn a_hostile_user_pack_is_refused_or_bounded_through_the_cli() {
 /// minijinja repeats a sequence lazily (`[1] * n` is not materialised), so
 /// a user pack can build a sequence of 10^15 items and iterate it with `in`;
 /// fuel does not count those iterations. The watchdog armed for user packs
-/// (src/rules/watchdog.rs) stops the run with exit 2 and a message naming
+/// (src/check/rules/watchdog.rs) stops the run with exit 2 and a message naming
 /// the rules folder.
 #[test]
 fn lazy_sequence_repetition_is_stopped_by_the_watchdog() {

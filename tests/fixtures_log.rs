@@ -6,9 +6,9 @@
 //! crash counting as a failure. A `<CODE>/fail.txt` must fail with error
 //! findings of that code only; a `pass.txt` must pass.
 
+use mlaudit::check::rules::{check_file, LogCheck, Ruleset, Verdict};
 use mlaudit::finding::Severity;
-use mlaudit::ruledata::RuleSource;
-use mlaudit::rules::{check_file, LogCheck, Ruleset, Verdict};
+use mlaudit::rulebook::source::RuleSource;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -7,9 +7,10 @@
 mod common;
 use common::{corpus, fingerprint, round_ruleset, tsv, Coverage};
 
+use mlaudit::aggregate::package::{check_package, LogOutcome, PackageOptions, PackageRules};
+use mlaudit::discover::discover;
 use mlaudit::finding::Severity;
-use mlaudit::ruledata::RuleSource;
-use mlaudit::submission::{check_package, discover, LogOutcome, PackageOptions, PackageRules};
+use mlaudit::rulebook::source::RuleSource;
 use regex::Regex;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;

@@ -8,12 +8,13 @@
 //! per-log verdict here is given by the closure; the comment on each test
 //! quotes what the official tool said about the rule under test.
 
-use mlaudit::finding::Severity;
-use mlaudit::ruledata::RuleSource;
-use mlaudit::submission::check::count_codes;
-use mlaudit::submission::{
-    check_package, discover, LogOutcome, PackageOptions, PackageReport, PackageRules, Verdict,
+use mlaudit::aggregate::package::check::count_codes;
+use mlaudit::aggregate::package::{
+    check_package, LogOutcome, PackageOptions, PackageReport, PackageRules, Verdict,
 };
+use mlaudit::discover::discover;
+use mlaudit::finding::Severity;
+use mlaudit::rulebook::source::RuleSource;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -257,7 +258,7 @@ fn discovery_finds_the_parts() {
     );
     // One benchmark folder given directly finds its package's system JSON.
     let one = discover(&fixture("base").join("results/sys/llama31_405b"));
-    assert_eq!(one.kind, mlaudit::submission::InputKind::BenchmarkFolder);
+    assert_eq!(one.kind, mlaudit::discover::InputKind::BenchmarkFolder);
     assert_eq!(one.systems.len(), 1);
     let r = check_package(&one, &rules(), &PackageOptions::default(), &|_| {
         LogOutcome::PASS
@@ -331,9 +332,9 @@ fn links_out_and_loops_are_not_followed_and_nothing_is_written() {
 /// they emit it at.
 #[test]
 fn every_emitted_code_is_documented() {
-    let reg = mlaudit::codes::CodeRegistry::load(&RuleSource::Embedded).unwrap();
+    let reg = mlaudit::rulebook::codes::CodeRegistry::load(&RuleSource::Embedded).unwrap();
     let re = regex::Regex::new(r#""((?:PKG|SYS|SEED)\d{3})",\s*Severity::(\w+)"#).unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/submission");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/aggregate/package");
     let mut seen = 0;
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let text = std::fs::read_to_string(e.path()).unwrap();

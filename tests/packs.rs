@@ -1,9 +1,9 @@
 //! Every training ruleset under `rules/training/` loads, every code a pack
 //! uses is documented, and every documented CMN/BMK code is used by a pack.
 
-use mlaudit::codes::CodeRegistry;
-use mlaudit::ruledata::RuleSource;
-use mlaudit::rules::{available_versions, Ruleset};
+use mlaudit::check::rules::{available_versions, Ruleset};
+use mlaudit::rulebook::codes::CodeRegistry;
+use mlaudit::rulebook::source::RuleSource;
 use std::collections::BTreeSet;
 use std::path::Path;
 

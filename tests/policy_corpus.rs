@@ -4,10 +4,10 @@
 //! printed for the review in the issue (`cargo test --release --test
 //! policy_corpus -- --nocapture`).
 
+use mlaudit::check::policy::{check_configs, check_log, PolicyRules};
+use mlaudit::discover::discover;
 use mlaudit::finding::{Finding, Severity};
-use mlaudit::policy::{check_configs, check_log, PolicyRules};
-use mlaudit::ruledata::RuleSource;
-use mlaudit::submission::discover;
+use mlaudit::rulebook::source::RuleSource;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 

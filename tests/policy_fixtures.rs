@@ -4,10 +4,10 @@
 //! `tests/fixtures/policy/configs/expected.txt`), and the log-level checks on
 //! small generated logs.
 
+use mlaudit::check::policy::{check_configs, check_log, PolicyRules};
+use mlaudit::discover::tree::{FileRef, ImplFile};
 use mlaudit::finding::{Finding, Severity};
-use mlaudit::policy::{check_configs, check_log, PolicyRules};
-use mlaudit::ruledata::RuleSource;
-use mlaudit::submission::tree::{FileRef, ImplFile};
+use mlaudit::rulebook::source::RuleSource;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

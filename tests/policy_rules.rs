@@ -5,11 +5,11 @@
 //! `optimizer_checked_by_compliance` says exactly whether the pack checks
 //! opt_name.
 
-use mlaudit::codes::CodeRegistry;
+use mlaudit::check::policy::{PolicyRules, CODES};
 use mlaudit::config::{apply_waivers, Config};
 use mlaudit::finding::{Finding, Severity};
-use mlaudit::policy::{PolicyRules, CODES};
-use mlaudit::ruledata::RuleSource;
+use mlaudit::rulebook::codes::CodeRegistry;
+use mlaudit::rulebook::source::RuleSource;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -53,8 +53,9 @@ fn every_round_has_a_policy_pack_that_does_not_repeat_the_compliance_packs() {
         let r = PolicyRules::load(&RuleSource::Embedded, "training", v)
             .unwrap_or_else(|e| panic!("policy {v}: {e}"));
         assert_eq!(r.ruleset, format!("training/{v}"));
-        let package = mlaudit::submission::PackageRules::load(&RuleSource::Embedded, "training", v)
-            .expect("package rules");
+        let package =
+            mlaudit::aggregate::package::PackageRules::load(&RuleSource::Embedded, "training", v)
+                .expect("package rules");
         let roster: BTreeSet<&String> = package.benchmarks.keys().collect();
         let mine: BTreeSet<&String> = r.benchmarks.keys().collect();
         assert_eq!(

@@ -3,10 +3,10 @@
 //! panic on random input, and the reader gives the same answer whatever the
 //! size of the reads.
 
-use mlaudit::codes::CodeRegistry;
+use mlaudit::check::rules::{check_bytes, Ruleset};
 use mlaudit::mllog::{self, json};
-use mlaudit::ruledata::RuleSource;
-use mlaudit::rules::{check_bytes, Ruleset};
+use mlaudit::rulebook::codes::CodeRegistry;
+use mlaudit::rulebook::source::RuleSource;
 use proptest::prelude::*;
 use std::io::Read;
 use std::path::Path;
@@ -320,7 +320,7 @@ proptest! {
                 }
             }
         }
-        let found = mlaudit::submission::discover(&root);
+        let found = mlaudit::discover::discover(&root);
         // Something came back and naming it works.
         let _ = format!("{found:?}");
     }

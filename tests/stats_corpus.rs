@@ -7,8 +7,8 @@
 mod common;
 use common::{close, corpus, round_ruleset, tsv, Coverage};
 
-use mlaudit::ruledata::RuleSource;
-use mlaudit::stats::{self, rcp::Verdict, FolderReport, Options};
+use mlaudit::aggregate::stats::{self, rcp::Verdict, FolderReport, Options};
+use mlaudit::rulebook::source::RuleSource;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 

@@ -10,8 +10,8 @@
 //! and LF; in properties also `:` and `,`.
 
 use super::Report;
+use crate::check::rules::Verdict;
 use crate::finding::Severity;
-use crate::rules::Verdict;
 use std::io::{self, Write};
 
 /// Renders `report`; `repo_prefix` as in [`super::sarif::render`].
@@ -22,7 +22,7 @@ pub fn render(report: &Report, repo_prefix: &str, out: &mut dyn Write) -> io::Re
             Severity::Warning => "warning",
             Severity::Note => "notice",
         };
-        let file = crate::git::repo_relative(repo_prefix, &f.path);
+        let file = crate::discover::git::repo_relative(repo_prefix, &f.path);
         let mut props = format!("file={}", escape_property(&file));
         if let Some(line) = f.line.filter(|l| *l > 0) {
             props.push_str(&format!(",line={line}"));

@@ -15,16 +15,16 @@
 mod sha256;
 pub mod svg;
 
+use crate::aggregate::package::Verdict as FolderVerdict;
+use crate::aggregate::stats::data::{RcpParams, RcpTable};
+use crate::aggregate::stats::rcp::{PruneMode, RcpSet, Verdict as RcpVerdict};
+use crate::aggregate::stats::reader::{FolderRuns, RunInfo};
+use crate::app::cli::CheckArgs;
 use crate::audit::{CheckOutcome, Rules};
-use crate::cli::CheckArgs;
+use crate::check::rules::Verdict;
 use crate::finding::{Finding, Severity};
 use crate::report::{BenchmarkReport, Report};
-use crate::ruledata::RuleSource;
-use crate::rules::Verdict;
-use crate::stats::data::{RcpParams, RcpTable};
-use crate::stats::rcp::{PruneMode, RcpSet, Verdict as RcpVerdict};
-use crate::stats::reader::{FolderRuns, RunInfo};
-use crate::submission::Verdict as FolderVerdict;
+use crate::rulebook::source::RuleSource;
 use minijinja::{context, AutoEscape, Environment, UndefinedBehavior, Value};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -17,9 +17,9 @@
 //! No timestamps or durations: the same input gives the same bytes.
 
 use super::{BenchmarkReport, Report};
+use crate::aggregate::package::Verdict as FolderVerdict;
+use crate::check::rules::Verdict;
 use crate::finding::{Finding, Severity};
-use crate::rules::Verdict;
-use crate::submission::Verdict as FolderVerdict;
 use std::io::{self, Write};
 
 struct Case {

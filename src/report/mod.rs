@@ -11,10 +11,10 @@ pub mod sarif;
 pub mod score;
 pub mod text;
 
+use crate::aggregate::package::{BenchmarkVerdict, BypassUse, Verdict as PackageVerdict};
+use crate::aggregate::stats::{olympic::Score, rcp::RcpResult, spread::Stats, FolderReport};
+use crate::check::rules::{LogCheck, Verdict};
 use crate::finding::{Finding, Severity};
-use crate::rules::{LogCheck, Verdict};
-use crate::stats::{olympic::Score, rcp::RcpResult, spread::Stats, FolderReport};
-use crate::submission::{self, BenchmarkVerdict, BypassUse};
 use serde::Serialize;
 
 pub const SCHEMA: u32 = 1;
@@ -58,7 +58,7 @@ pub struct BenchmarkReport {
     /// `division` of the system description; `null` when unknown.
     pub division: Option<String>,
     /// `pass`, `fail`, or `skipped` (benchmark not in the round).
-    pub verdict: submission::Verdict,
+    pub verdict: PackageVerdict,
     /// Number of `result_*.txt` files.
     pub logs: usize,
     /// Runs (`result_3`) that are not compliant.
@@ -120,8 +120,8 @@ impl BenchmarkReport {
             .iter()
             .filter(|f| f.severity == Severity::Warning)
             .count();
-        if self.errors > 0 && self.verdict == submission::Verdict::Pass {
-            self.verdict = submission::Verdict::Fail;
+        if self.errors > 0 && self.verdict == PackageVerdict::Pass {
+            self.verdict = PackageVerdict::Fail;
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `mlaudit rcp`: the RCP result of each benchmark folder, in words.
 
 use super::Report;
-use crate::stats::rcp::Verdict as RcpVerdict;
+use crate::aggregate::stats::rcp::Verdict as RcpVerdict;
 use std::io::{self, Write};
 
 fn num(x: Option<f64>) -> String {

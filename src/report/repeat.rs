@@ -2,7 +2,7 @@
 //! not, where the runs first part, the largest deviation, and a line per
 //! key that differs.
 
-use crate::repeat::{Divergence, RepeatReport, Side};
+use crate::aggregate::repeat::{Divergence, RepeatReport, Side};
 use std::io::{self, Write};
 
 fn side(label: &str, s: &Option<Side>, path: &str, out: &mut dyn Write) -> io::Result<()> {
@@ -42,7 +42,7 @@ pub fn render(report: &RepeatReport, out: &mut dyn Write) -> io::Result<()> {
         }
         if let Some(w) = &c.max_rel_at {
             if let (Some(a), Some(b)) = (&w.reference, &w.other) {
-                let (abs, rel) = crate::repeat::deviation(a.value, b.value);
+                let (abs, rel) = crate::aggregate::repeat::deviation(a.value, b.value);
                 writeln!(
                     out,
                     "  largest relative deviation: {} at {}: {} vs {} (absolute {abs:.3e}, relative {rel:.3e})",

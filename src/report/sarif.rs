@@ -9,8 +9,8 @@
 //! folder; `region.startLine` is there only when the line is known.
 
 use super::Report;
-use crate::codes::CodeRegistry;
 use crate::finding::Severity;
+use crate::rulebook::codes::CodeRegistry;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -47,7 +47,7 @@ pub fn document(report: &Report, codes: &CodeRegistry, repo_prefix: &str) -> Val
         .iter()
         .map(|f| {
             let mut physical = Map::new();
-            let path = crate::git::repo_relative(repo_prefix, &f.path);
+            let path = crate::discover::git::repo_relative(repo_prefix, &f.path);
             physical.insert("artifactLocation".into(), artifact(&path));
             if let Some(line) = f.line.filter(|l| *l > 0) {
                 physical.insert("region".into(), json!({ "startLine": line }));

@@ -2,7 +2,7 @@
 //! as the CSV of result_summarizer's detailed columns (one row per folder).
 
 use super::{BenchmarkReport, Report};
-use crate::stats::rcp::Verdict as RcpVerdict;
+use crate::aggregate::stats::rcp::Verdict as RcpVerdict;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 

@@ -2,9 +2,9 @@
 //! then a one-line summary. Colour only when asked for.
 
 use super::{BenchmarkReport, Report};
+use crate::aggregate::package::Verdict as FolderVerdict;
+use crate::check::rules::Verdict;
 use crate::finding::Severity;
-use crate::rules::Verdict;
-use crate::submission::Verdict as FolderVerdict;
 use std::io::{self, Write};
 
 pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<()> {

@@ -55,7 +55,9 @@ impl Coverage {
     pub fn new(test: &'static str) -> Coverage {
         Coverage {
             test,
-            available: mlaudit::rules::available_rulesets(&mlaudit::ruledata::RuleSource::Embedded),
+            available: mlaudit::check::rules::available_rulesets(
+                &mlaudit::rulebook::source::RuleSource::Embedded,
+            ),
             checked: BTreeMap::new(),
             unchecked: BTreeMap::new(),
         }

@@ -1,0 +1,465 @@
+//! `check_package`: the package rules over a discovered [`Submission`].
+//!
+//! The per-log compliance verdict is not computed here: it comes from the
+//! caller's compliance engine through the `log_verdict` closure.
+
+use super::crosscheck::cross_check;
+use super::logscan::{scan_log, LogFacts};
+use super::power::check_power;
+use super::rules::PackageRules;
+use super::seeds::check_seeds;
+use super::system_desc::{check_system, SystemInfo};
+use crate::discover::paths::join;
+use crate::discover::tree::{BenchmarkDir, InputKind, ParamsFile, Submission};
+use crate::finding::{sort_findings, Finding, Severity};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The compliance verdict of one log, from the caller's engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LogOutcome {
+    pub pass: bool,
+}
+
+impl LogOutcome {
+    pub const PASS: LogOutcome = LogOutcome { pass: true };
+    pub const FAIL: LogOutcome = LogOutcome { pass: false };
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    /// Not checked (benchmark not in the round), as the official tool skips it.
+    Skipped,
+}
+
+/// Bypasses requested on the command line (the official `--rcp-bypass`,
+/// `--seed-checker-bypass`).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PackageOptions {
+    pub rcp_bypass: bool,
+    pub seed_checker_bypass: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchmarkVerdict {
+    pub path: String,
+    pub system: String,
+    pub benchmark: String,
+    /// `division` of the system description, `None` when unknown.
+    pub division: Option<String>,
+    pub verdict: Verdict,
+    pub logs: usize,
+    /// Names (`result_3`) of runs that are not compliant (log or power).
+    pub non_compliant: Vec<String>,
+    /// The RCP check of this folder is bypassed (for the RCP engine).
+    pub rcp_bypass: bool,
+    pub seed_checker_bypass: bool,
+    /// Whether the seed checks ran.
+    pub seeds_checked: bool,
+}
+
+/// One bypass request and where it came from.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BypassUse {
+    /// `package_checker_params` path, or `command line`.
+    pub source: String,
+    pub flag: String,
+    /// Whether the official package_checker would honour it (it ignores a
+    /// line that ends with a newline).
+    pub official_honours: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PackageReport {
+    pub ruleset: String,
+    pub verdict: Verdict,
+    pub benchmarks: Vec<BenchmarkVerdict>,
+    pub findings: Vec<Finding>,
+    pub bypasses: Vec<BypassUse>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Flags {
+    rcp: bool,
+    seed: bool,
+}
+
+const RCP_FLAG: &str = "rcp-bypass";
+const SEED_FLAG: &str = "seed-checker-bypass";
+
+fn read_flags(
+    p: &ParamsFile,
+    rules: &PackageRules,
+    out: &mut Vec<Finding>,
+    uses: &mut Vec<BypassUse>,
+) -> Flags {
+    let mut flags = Flags::default();
+    let n = p.lines.len();
+    for (i, raw) in p.lines.iter().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let lineno = Some(i as u64 + 1);
+        if !rules.params.flags.iter().any(|f| f == line) {
+            out.push(
+                Finding::new(
+                    "PKG008",
+                    Severity::Warning,
+                    &p.path,
+                    format!("unknown line '{line}' in package_checker_params; ignored"),
+                )
+                .at_line(lineno)
+                .with_help(format!("allowed lines: {}", rules.params.flags.join(", "))),
+            );
+            continue;
+        }
+        let official = i + 1 == n && !p.trailing_newline && raw == line;
+        match line {
+            RCP_FLAG => flags.rcp = true,
+            SEED_FLAG => flags.seed = true,
+            _ => {}
+        }
+        let mut msg = format!("{line} requested");
+        if !official {
+            msg.push_str(
+                "; the official package_checker ignores this line (it honours only a last line with no trailing newline), mlaudit honours it",
+            );
+        }
+        out.push(
+            Finding::new("PKG007", Severity::Note, &p.path, msg)
+                .at_line(lineno)
+                .with_help("a bypass must be approved by the review committee"),
+        );
+        uses.push(BypassUse {
+            source: p.path.clone(),
+            flag: line.to_string(),
+            official_honours: official,
+        });
+    }
+    flags
+}
+
+fn run_name(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".txt").unwrap_or(name).to_string()
+}
+
+/// Runs every package rule over `tree`, reading what the package checks need
+/// from every log of a folder of the round, in parallel.
+pub fn check_package(
+    tree: &Submission,
+    rules: &PackageRules,
+    opts: &PackageOptions,
+    log_verdict: &dyn Fn(&str) -> LogOutcome,
+) -> PackageReport {
+    let allowed = |b: &BenchmarkDir| rules.benchmarks.contains_key(&b.benchmark);
+    let to_scan: Vec<_> = tree
+        .benchmarks
+        .iter()
+        .filter(|b| allowed(b))
+        .flat_map(|b| b.result_logs.iter())
+        .collect();
+    let facts: HashMap<String, LogFacts> = to_scan
+        .par_iter()
+        .map(|f| (f.path.clone(), scan_log(f)))
+        .collect();
+    check_package_with(tree, rules, opts, log_verdict, &facts)
+}
+
+/// [`check_package`] with the logs' facts already read (by display path),
+/// for a caller that reads each log once for several checks.
+pub fn check_package_with(
+    tree: &Submission,
+    rules: &PackageRules,
+    opts: &PackageOptions,
+    log_verdict: &dyn Fn(&str) -> LogOutcome,
+    facts: &HashMap<String, LogFacts>,
+) -> PackageReport {
+    let mut findings = tree.findings.clone();
+    let mut bypasses = Vec::new();
+    for (flag, on) in [
+        (RCP_FLAG, opts.rcp_bypass),
+        (SEED_FLAG, opts.seed_checker_bypass),
+    ] {
+        if on {
+            bypasses.push(BypassUse {
+                source: "command line".into(),
+                flag: flag.into(),
+                official_honours: true,
+            });
+        }
+    }
+
+    // System descriptions.
+    let mut systems: HashMap<&str, SystemInfo> = HashMap::new();
+    for s in &tree.systems {
+        let info = check_system(s, &rules.system_description, &mut findings);
+        systems.insert(s.id.as_str(), info);
+    }
+    for sys in &tree.result_systems {
+        if systems.contains_key(sys.as_str()) {
+            continue;
+        }
+        let at = tree
+            .benchmarks
+            .iter()
+            .find(|b| &b.system == sys)
+            .map(|b| b.path.clone())
+            .unwrap_or_else(|| join(&join(&tree.root, "results"), sys));
+        let in_package = tree.kind == InputKind::Package || tree.submitter.is_some();
+        let (sev, msg) = if in_package {
+            (
+                Severity::Error,
+                format!("no systems/{sys}.json for results/{sys}: division unknown, seed and cross-checks skipped"),
+            )
+        } else {
+            (
+                Severity::Note,
+                format!("folder is not inside a package, no systems/{sys}.json: division unknown, seed and cross-checks skipped"),
+            )
+        };
+        findings.push(
+            Finding::new("PKG009", sev, &at, msg)
+                .with_help(format!("add systems/{sys}.json describing the system")),
+        );
+    }
+
+    // Bypass files per system.
+    let mut system_flags: HashMap<&str, Flags> = HashMap::new();
+    for (sys, p) in &tree.system_params {
+        let f = read_flags(p, rules, &mut findings, &mut bypasses);
+        system_flags.insert(sys.as_str(), f);
+    }
+
+    let mut verdicts = Vec::new();
+    for b in &tree.benchmarks {
+        let sys = systems.get(b.system.as_str());
+        let division = sys.and_then(|s| s.division()).map(str::to_string);
+        let mut out: Vec<Finding> = Vec::new();
+        let mut v = BenchmarkVerdict {
+            path: b.path.clone(),
+            system: b.system.clone(),
+            benchmark: b.benchmark.clone(),
+            division: division.clone(),
+            verdict: Verdict::Pass,
+            logs: b.result_logs.len(),
+            non_compliant: Vec::new(),
+            rcp_bypass: opts.rcp_bypass,
+            seed_checker_bypass: opts.seed_checker_bypass,
+            seeds_checked: false,
+        };
+        let Some(bm_rule) = rules.benchmarks.get(&b.benchmark) else {
+            out.push(
+                Finding::new(
+                    "PKG004",
+                    Severity::Warning,
+                    &b.path,
+                    format!(
+                        "'{}' is not a benchmark of {}; folder skipped",
+                        b.benchmark, rules.ruleset
+                    ),
+                )
+                .with_help(format!(
+                    "benchmarks of this round: {}",
+                    rules
+                        .benchmarks
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+            v.verdict = Verdict::Skipped;
+            findings.extend(out);
+            verdicts.push(v);
+            continue;
+        };
+
+        // Bypass flags.
+        let sf = system_flags
+            .get(b.system.as_str())
+            .copied()
+            .unwrap_or_default();
+        let ff = b
+            .params
+            .as_ref()
+            .map(|p| read_flags(p, rules, &mut out, &mut bypasses))
+            .unwrap_or_default();
+        v.rcp_bypass |= sf.rcp || ff.rcp;
+        v.seed_checker_bypass |= sf.seed || ff.seed;
+
+        // File count and naming.
+        let n = b.result_logs.len();
+        let odd: Vec<&String> = b
+            .other_entries
+            .iter()
+            .filter(|e| e.as_str() != crate::discover::walk::PARAMS_FILE)
+            .collect();
+        if n != bm_rule.result_files {
+            let mut msg = format!(
+                "{n} result_*.txt file(s), {} expected for {}",
+                bm_rule.result_files, b.benchmark
+            );
+            let lookalikes: Vec<&str> = odd
+                .iter()
+                .map(|s| s.as_str())
+                .filter(|s| s.contains("result") || s.ends_with(".txt") || s.ends_with(".log"))
+                .collect();
+            if !lookalikes.is_empty() {
+                msg.push_str(&format!("; misnamed log(s)? {}", lookalikes.join(", ")));
+            }
+            out.push(
+                Finding::new("PKG001", Severity::Error, &b.path, msg)
+                    .with_help("submit exactly the required number of runs, named result_<i>.txt"),
+            );
+        }
+        let params_count = usize::from(b.params.is_some());
+        if b.entry_count() > n + params_count {
+            out.push(
+                Finding::new(
+                    "PKG002",
+                    Severity::Warning,
+                    &b.path,
+                    format!(
+                        "{} entries, but {} do not follow the result_*.txt naming: {}",
+                        b.entry_count(),
+                        odd.len(),
+                        odd.iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .with_help("rename logs to result_<i>.txt; other files are ignored"),
+            );
+        }
+        if n < b.entry_count() {
+            out.push(
+                Finding::new(
+                    "PKG003",
+                    Severity::Warning,
+                    &b.path,
+                    format!(
+                        "unknown files in result directory: {}",
+                        b.other_entries.join(", ")
+                    ),
+                )
+                .with_help("a result folder holds result_<i>.txt logs; scaling.json, power/ and package_checker_params are expected extras"),
+            );
+        }
+
+        // Non-compliant runs: log verdicts, unreadable logs, power data.
+        let mut bad: BTreeSet<String> = BTreeSet::new();
+        let logs: Vec<&LogFacts> = b
+            .result_logs
+            .iter()
+            .filter_map(|f| facts.get(&f.path))
+            .collect();
+        for log in &logs {
+            if let Some(e) = &log.read_error {
+                out.push(Finding::new(
+                    "PKG010",
+                    Severity::Error,
+                    &log.path,
+                    format!("cannot read file: {e}"),
+                ));
+                bad.insert(run_name(&log.path));
+            }
+        }
+        for f in &b.result_logs {
+            if !log_verdict(&f.path).pass {
+                bad.insert(run_name(&f.path));
+            }
+        }
+        if let Some(p) = &b.power {
+            bad.extend(check_power(b, p, &mut out));
+        }
+        let tolerance = rules.tolerance(&b.benchmark);
+        if bad.len() > tolerance {
+            out.push(
+                Finding::new(
+                    "PKG005",
+                    Severity::Error,
+                    &b.path,
+                    format!(
+                        "{} runs do not comply ({}); at most {tolerance} accepted under olympic scoring",
+                        bad.len(),
+                        bad.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .with_help("fix or re-run the failing runs"),
+            );
+        } else if !bad.is_empty() {
+            out.push(
+                Finding::new(
+                    "PKG006",
+                    Severity::Warning,
+                    &b.path,
+                    format!(
+                        "{} run(s) do not comply ({}), accepted under olympic scoring (at most {tolerance})",
+                        bad.len(),
+                        bad.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .with_help("a failed run counts as the slowest and is dropped from the score"),
+            );
+        }
+        v.non_compliant = bad.into_iter().collect();
+
+        // Seeds (closed division).
+        if division
+            .as_deref()
+            .is_some_and(|d| rules.seeds.divisions.iter().any(|x| x == d))
+        {
+            if v.seed_checker_bypass {
+                out.push(Finding::new(
+                    "SEED007",
+                    Severity::Note,
+                    &b.path,
+                    "seed checks bypassed (seed-checker-bypass)",
+                ));
+            } else {
+                check_seeds(&logs, &mut out);
+                v.seeds_checked = true;
+            }
+        }
+
+        cross_check(b, sys, &logs, &rules.cross_checks, &mut out);
+
+        if out.iter().any(|f| f.severity == Severity::Error) {
+            v.verdict = Verdict::Fail;
+        }
+        findings.extend(out);
+        verdicts.push(v);
+    }
+
+    sort_findings(&mut findings);
+    bypasses.sort();
+    bypasses.dedup();
+    let verdict = if findings.iter().any(|f| f.severity == Severity::Error) {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    PackageReport {
+        ruleset: rules.ruleset.clone(),
+        verdict,
+        benchmarks: verdicts,
+        findings,
+        bypasses,
+    }
+}
+
+/// Counts of findings by code, for summaries and tests.
+pub fn count_codes(findings: &[Finding]) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for f in findings {
+        *m.entry(f.code.clone()).or_insert(0) += 1;
+    }
+    m
+}

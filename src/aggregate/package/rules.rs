@@ -1,0 +1,133 @@
+//! Package rules of one round, read from `rules/<usage>/<version>/package.yaml`
+//! (format: `rules/README-package.md`). No threshold or list lives in Rust.
+
+use crate::rulebook::source::RuleSource;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkRule {
+    /// Exact number of `result_*.txt` files a folder must hold.
+    pub result_files: usize,
+    /// Non-compliant logs tolerated under olympic scoring; defaults to the
+    /// round's `olympic_tolerance`.
+    #[serde(default)]
+    pub olympic_tolerance: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SystemDescRules {
+    /// Fields every `systems/<id>.json` must have (empty strings accepted).
+    pub required_fields: Vec<String>,
+    /// Allowed `status` values; empty means not enforced.
+    #[serde(default)]
+    pub status_values: Vec<String>,
+    /// Fields that must be JSON strings when present (the official tool
+    /// crashes on anything else).
+    #[serde(default)]
+    pub string_fields: Vec<String>,
+    /// Fields the official result summarizer converts with `int()`.
+    #[serde(default)]
+    pub integer_fields: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SeedRules {
+    /// Divisions (system JSON `division`, compared exactly) where seeds are checked.
+    pub divisions: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ParamsRules {
+    /// Lines a `package_checker_params` file may hold.
+    pub flags: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CrossCheckRules {
+    /// Logged `submission_status` value → the system JSON `status` it means.
+    #[serde(default)]
+    pub status_aliases: BTreeMap<String, String>,
+    /// Substrings that mark a `submission_*` value as a template placeholder.
+    #[serde(default)]
+    pub placeholders: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PackageRules {
+    /// `<usage>/<version>`, e.g. `training/5.0.0`.
+    pub ruleset: String,
+    /// Benchmarks allowed in the round, with their rules.
+    pub benchmarks: BTreeMap<String, BenchmarkRule>,
+    /// Default number of non-compliant logs tolerated per folder.
+    pub olympic_tolerance: usize,
+    pub system_description: SystemDescRules,
+    pub seeds: SeedRules,
+    pub params: ParamsRules,
+    #[serde(default)]
+    pub cross_checks: CrossCheckRules,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    #[error("{path}: no package rules for this ruleset (known: {known})")]
+    Missing { path: String, known: String },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl PackageRules {
+    /// Reads `<usage>/<version>/package.yaml` from `source`.
+    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Self, RulesError> {
+        let rel = format!("{usage}/{version}/package.yaml");
+        let path = source.display(&rel);
+        let text = source.read(&rel).map_err(|e| RulesError::Invalid {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let Some(text) = text else {
+            let known = source
+                .list(usage)
+                .into_iter()
+                .filter(|v| {
+                    source
+                        .read(&format!("{usage}/{v}/package.yaml"))
+                        .ok()
+                        .flatten()
+                        .is_some()
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(RulesError::Missing { path, known });
+        };
+        Self::parse(&text, &path)
+    }
+
+    /// Parses the text of a `package.yaml`; `path` names it in errors.
+    pub fn parse(text: &str, path: &str) -> Result<Self, RulesError> {
+        let rules: PackageRules = serde_yaml::from_str(text).map_err(|e| RulesError::Invalid {
+            path: path.to_string(),
+            message: e.to_string(),
+        })?;
+        if rules.benchmarks.values().any(|b| b.result_files == 0) {
+            return Err(RulesError::Invalid {
+                path: path.to_string(),
+                message: "result_files must be at least 1".into(),
+            });
+        }
+        Ok(rules)
+    }
+
+    pub fn tolerance(&self, benchmark: &str) -> usize {
+        self.benchmarks
+            .get(benchmark)
+            .and_then(|b| b.olympic_tolerance)
+            .unwrap_or(self.olympic_tolerance)
+    }
+}

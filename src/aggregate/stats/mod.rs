@@ -1,0 +1,239 @@
+//! RCP statistics, olympic scores and extra per-folder statistics for
+//! MLPerf Training result folders (issue 4).
+//!
+//! - [`reader`]: what each `result_*.txt` says (benchmark, batch size,
+//!   convergence value, run times);
+//! - [`rcp`]: the RCP check as the official `rcp_checker` does it;
+//! - [`olympic`]: the score as `result_summarizer` computes it;
+//! - [`spread`], [`ftest`]: extra statistics and their findings;
+//! - [`data`]: thresholds and RCP tables under `rules/training/<ver>/`.
+//!
+//! Per-run compliance verdicts come from the compliance engine: every
+//! function that needs them takes `compliant[i]` for the i-th run of
+//! [`reader::FolderRuns::runs`] (sorted by file name).
+
+pub mod data;
+pub mod ftest;
+pub mod npmath;
+pub mod olympic;
+pub mod rcp;
+pub mod reader;
+pub mod spread;
+pub mod ttest;
+
+use crate::finding::{Finding, Severity};
+use crate::rulebook::source::RuleSource;
+use data::{DataError, RcpTable, StatsConfig};
+use olympic::Score;
+use rcp::{PruneMode, RcpResult, RcpSet, Verdict};
+use reader::FolderRuns;
+use serde::Serialize;
+use spread::Stats;
+use std::path::Path;
+
+/// Options of the RCP check.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// `rcp-bypass`: turn a bypassable RCP failure into a pass (warning).
+    pub rcp_bypass: bool,
+    /// `--rcp-bert-train-samples`: BERT convergence from `train_samples`.
+    pub bert_train_samples: bool,
+    pub prune: PruneMode,
+    /// No RCP check (open division, as package_checker): the verdict is
+    /// `not_applicable` and the score is not scaled.
+    pub skip_rcp: bool,
+}
+
+/// Everything the statistics say about one benchmark folder.
+#[derive(Debug, Clone, Serialize)]
+pub struct FolderReport {
+    pub benchmark: Option<String>,
+    pub rcp: RcpResult,
+    pub score: Score,
+    pub stats: Stats,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StatsError {
+    #[error(transparent)]
+    Data(#[from] DataError),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Reads `dir` and runs the RCP check, the olympic score and the extra
+/// statistics. `compliant[i]` is the compliance verdict of the i-th
+/// `result_*.txt` by file name.
+pub fn check_folder(
+    source: &RuleSource,
+    ruleset: &str,
+    dir: &Path,
+    compliant: &[bool],
+    opts: &Options,
+) -> Result<FolderReport, StatsError> {
+    let cfg = StatsConfig::load(source, ruleset)?;
+    let runs = reader::read_folder(dir, &cfg.rcp, opts.bert_train_samples).map_err(|e| {
+        StatsError::Io {
+            path: dir.display().to_string(),
+            source: e,
+        }
+    })?;
+    analyse(source, ruleset, &cfg, &runs, compliant, opts)
+}
+
+/// [`check_folder`] on runs already read.
+pub fn analyse(
+    source: &RuleSource,
+    ruleset: &str,
+    cfg: &StatsConfig,
+    runs: &FolderRuns,
+    compliant: &[bool],
+    opts: &Options,
+) -> Result<FolderReport, StatsError> {
+    let folder = runs.dir.display().to_string();
+    let benchmark = runs.benchmark().map(str::to_string);
+    let (subm, mut findings) = runs.convergence(&cfg.rcp);
+    let rcp = match benchmark.as_deref() {
+        _ if opts.skip_rcp => RcpResult {
+            global_batch_size: subm.global_batch_size,
+            ..RcpResult::not_applicable("open division: no RCP check")
+        },
+        None => {
+            findings.push(Finding::new(
+                "RCP006",
+                Severity::Error,
+                &folder,
+                "no result file logs submission_benchmark, so the RCP check cannot choose its reference data",
+            ));
+            RcpResult {
+                global_batch_size: subm.global_batch_size,
+                ..RcpResult::not_applicable("Could not detect submission_benchmark")
+            }
+        }
+        Some(bm) => {
+            let table = RcpTable::load(source, ruleset, bm)?;
+            let set = table
+                .as_ref()
+                .and_then(|t| RcpSet::new(t, &cfg.rcp, opts.prune));
+            rcp::check(&subm, bm, set.as_ref(), &cfg.rcp, opts.rcp_bypass)
+        }
+    };
+    match rcp.verdict {
+        Verdict::Fail => findings.push(Finding::new(
+            "RCP001",
+            Severity::Error,
+            &folder,
+            rcp_finding_text(&rcp),
+        )),
+        Verdict::Bypassed => findings.push(Finding::new(
+            "RCP002",
+            Severity::Warning,
+            &folder,
+            rcp_finding_text(&rcp),
+        )),
+        _ => {}
+    }
+    let trim = cfg.rcp.trim(benchmark.as_deref().unwrap_or(""));
+    let score = olympic::olympic_score(&runs.runs, compliant, trim, rcp.scaling_factor());
+    if score.minutes.is_none() {
+        findings.push(Finding::new(
+            "STA005",
+            Severity::Error,
+            &folder,
+            format!(
+                "no olympic score: {} of {} runs failed (at most {trim} may) or too few runs remain",
+                score.runs_failed,
+                runs.runs.len()
+            ),
+        ));
+    }
+    let minutes: Vec<f64> = spread::converged_minutes(&runs.runs, compliant)
+        .into_iter()
+        .map(|c| c.1)
+        .collect();
+    let stats = spread::spread(&minutes, cfg.extras.ci_level);
+    findings.extend(spread::copy_findings(&runs.runs, &cfg.extras));
+    findings.extend(spread::outlier_findings(&runs.runs, compliant, &cfg.extras));
+    if let Some(point) = &rcp.rcp {
+        findings.extend(spread::variance_findings(
+            &runs.runs,
+            point,
+            &cfg.extras,
+            &folder,
+        ));
+    }
+    Ok(FolderReport {
+        benchmark,
+        rcp,
+        score,
+        stats,
+        findings,
+    })
+}
+
+fn rcp_finding_text(r: &RcpResult) -> String {
+    match (r.mean_epochs, r.min_epochs, r.rcp_mean) {
+        (Some(m), Some(min), Some(rm)) => format!(
+            "RCP check: {} (submission mean {m}, minimum acceptable {min}, RCP mean {rm})",
+            r.message
+        ),
+        _ => format!("RCP check: {}", r.message),
+    }
+}
+
+/// Whether a `package_checker_params` file turns on `rcp-bypass`, as
+/// package_checker reads it: each line is compared with `"rcp-bypass"`
+/// including its line ending, so only a last line without a trailing
+/// newline matches (reproduced quirk, see rules/README-rcp.md).
+pub fn params_file_requests_bypass(text: &str) -> bool {
+    text.split_inclusive('\n').any(|l| l == "rcp-bypass")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rulebook::codes::CodeRegistry;
+
+    #[test]
+    fn params_file_newline_quirk() {
+        assert!(params_file_requests_bypass("rcp-bypass"));
+        assert!(params_file_requests_bypass("other\nrcp-bypass"));
+        assert!(!params_file_requests_bypass("rcp-bypass\n"));
+        assert!(!params_file_requests_bypass("rcp-bypass\r\n"));
+    }
+
+    #[test]
+    fn every_emitted_code_is_documented() {
+        let reg = CodeRegistry::load(&RuleSource::Embedded).unwrap_or_else(|e| panic!("{e}"));
+        for code in [
+            "RCP001", "RCP002", "RCP003", "RCP004", "RCP005", "RCP006", "STA001", "STA002",
+            "STA003", "STA004", "STA005",
+        ] {
+            assert!(
+                reg.get(code).is_some(),
+                "{code} is not in rules/codes/stats.yaml"
+            );
+        }
+    }
+
+    #[test]
+    fn stats_data_loads_for_every_ruleset() {
+        for v in ["4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"] {
+            let cfg = StatsConfig::load(&RuleSource::Embedded, v).unwrap_or_else(|e| panic!("{e}"));
+            for bm in RuleSource::Embedded.list(&format!("training/{v}/rcp")) {
+                let bm = bm.trim_end_matches(".yaml");
+                let t = RcpTable::load(&RuleSource::Embedded, v, bm)
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .unwrap_or_else(|| panic!("{v}/{bm} missing"));
+                assert!(
+                    RcpSet::new(&t, &cfg.rcp, PruneMode::Official).is_some(),
+                    "{v}/{bm}"
+                );
+            }
+        }
+    }
+}

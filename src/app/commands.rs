@@ -1,0 +1,351 @@
+//! What each subcommand does. Output goes to the writers given, so every
+//! command can be tested without a process; `main.rs` only wires stdio.
+
+use crate::app::cli::{CheckArgs, Cli, Command, Format, OutputArgs, RulesCommand};
+use crate::app::output;
+use crate::app::progress::TerminalBar;
+use crate::app::{Exit, Io};
+use crate::audit::progress::{Progress, Silent};
+use crate::audit::{self, CheckOptions};
+use crate::check::rules::{self, Ruleset};
+use crate::report::{self, Report};
+use crate::rulebook::codes::CodeRegistry;
+use crate::rulebook::source::RuleSource;
+use clap::ValueEnum;
+use rayon::prelude::*;
+
+pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
+    let source = RuleSource::from_option(cli.rules.as_deref());
+    if let Some(dir) = &cli.rules {
+        // User packs may hold runaway expressions fuel cannot bound.
+        crate::check::rules::watchdog::arm(
+            crate::check::rules::watchdog::LIMIT,
+            format!("the rule packs in {}", dir.display()),
+        );
+    }
+    let result = match cli.command {
+        Command::Log {
+            usage,
+            ruleset,
+            output,
+            files,
+        } => log(
+            &source,
+            usage.as_deref(),
+            ruleset.as_deref(),
+            &output,
+            &files,
+            io,
+        ),
+        Command::Check(args) => check(&source, &args, io),
+        Command::Rcp(args) => rcp(&source, &args, io),
+        Command::Score { check, csv } => score(&source, &check, csv.as_deref(), io),
+        Command::Repeat {
+            tolerance,
+            format,
+            logs,
+        } => repeat(&source, tolerance, format, &logs, io),
+        Command::Rules { command } => rules_cmd(&source, command, io),
+        Command::Hook { command } => crate::app::ci::hook(cli.rules.as_deref(), command, io),
+    };
+    match result {
+        Ok(exit) => exit,
+        Err(e) => {
+            // A broken pipe (`mlaudit ... | head`) is not an error.
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return Exit::Success;
+            }
+            let _ = writeln!(io.err, "mlaudit: error: {e:#}");
+            Exit::Error
+        }
+    }
+}
+
+fn log(
+    source: &RuleSource,
+    usage: Option<&str>,
+    version: Option<&str>,
+    output: &OutputArgs,
+    files: &[std::path::PathBuf],
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let settings = crate::app::settings::resolve(usage, version, output.format)?;
+    let (usage, version) = (settings.usage.as_str(), settings.ruleset.as_str());
+    let ruleset = Ruleset::load(source, usage, version)?;
+    for f in files {
+        if f.is_dir() {
+            anyhow::bail!("{}: is a folder, not a log file", f.display());
+        }
+        if !f.exists() {
+            anyhow::bail!("{}: no such file", f.display());
+        }
+    }
+    let logs: Vec<rules::LogCheck> = files
+        .par_iter()
+        .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
+        .collect();
+    let report = Report::from_logs(usage, version, ".", logs);
+    output::emit(source, &report, settings.format, output, io)?;
+    Ok(output::exit_of(&report, output))
+}
+
+fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let (outcome, settings, changes) = run_check(source, args, io.progress)?;
+    match changes {
+        Some(changes) => {
+            crate::app::ci::changed_only(source, args, &settings, &outcome, &changes, io)
+        }
+        None => {
+            output::emit(source, &outcome.report, settings.format, &args.output, io)?;
+            Ok(output::exit_of(&outcome.report, &args.output))
+        }
+    }
+}
+
+/// `--html FILE`: the HTML report of the outcome, with the rules it was
+/// checked against.
+fn write_html(
+    source: &RuleSource,
+    settings: &crate::app::settings::Settings,
+    rules: &audit::Rules,
+    args: &CheckArgs,
+    outcome: &audit::CheckOutcome,
+) -> anyhow::Result<()> {
+    let Some(file) = &args.html else {
+        return Ok(());
+    };
+    let opts = report::html::HtmlOptions {
+        source,
+        rules,
+        command: report::html::command_line(args, &settings.usage, &settings.ruleset, source),
+    };
+    report::html::write_report(file, outcome, &opts)
+}
+
+/// `rcp`: the check pipeline, reported as the RCP results; exit 1 when an
+/// RCP check fails.
+fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let (outcome, settings, _) = run_check(source, args, io.progress)?;
+    output::write_to(&args.output, io, &mut |w, color| match settings.format {
+        Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
+        other => output::render(source, &outcome.report, other, color, w),
+    })?;
+    if args.output.exit_zero {
+        return Ok(Exit::Success);
+    }
+    let failed = outcome.report.benchmarks.iter().any(|b| {
+        b.rcp
+            .as_ref()
+            .is_some_and(|r| r.verdict == crate::aggregate::stats::rcp::Verdict::Fail)
+    });
+    Ok(if failed {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+/// `score`: olympic scores per folder; `--csv` writes the summary columns.
+/// Exit 1 when a checked folder has no valid score.
+fn score(
+    source: &RuleSource,
+    args: &CheckArgs,
+    csv: Option<&std::path::Path>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let (outcome, settings, _) = run_check(source, args, io.progress)?;
+    let to_stdout = csv.is_some_and(|p| p.as_os_str() == "-");
+    match csv {
+        Some(_) if to_stdout => {
+            report::score::write_csv(&outcome.report, &outcome.systems, io.out)?
+        }
+        Some(path) => {
+            let mut file = std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+            report::score::write_csv(&outcome.report, &outcome.systems, &mut file)?;
+        }
+        None => {}
+    }
+    if !to_stdout {
+        output::write_to(&args.output, io, &mut |w, color| match settings.format {
+            Format::Text => Ok(report::score::render(&outcome.report, w)?),
+            other => output::render(source, &outcome.report, other, color, w),
+        })?;
+    }
+    if args.output.exit_zero {
+        return Ok(Exit::Success);
+    }
+    let invalid = outcome
+        .report
+        .benchmarks
+        .iter()
+        .any(|b| b.score.as_ref().is_some_and(|s| s.minutes.is_none()));
+    Ok(if invalid {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+fn repeat(
+    source: &RuleSource,
+    tolerance: f64,
+    format: Format,
+    logs: &[std::path::PathBuf],
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    let rules = crate::aggregate::repeat::RepeatRules::load(source)?;
+    let files: Vec<(String, std::path::PathBuf)> = logs
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                anyhow::bail!("{}: is a folder, not a log file", p.display());
+            }
+            Ok((crate::discover::paths::display_root(p), p.clone()))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let rep = crate::aggregate::repeat::repeat(&rules, &files, tolerance)?;
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *io.out, &rep)?;
+            writeln!(io.out)?;
+        }
+        Format::Text => report::repeat::render(&rep, io.out)?,
+        other => anyhow::bail!(
+            "repeat writes text or json, not {}",
+            other
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string())
+        ),
+    }
+    Ok(if rep.repeatable {
+        Exit::Success
+    } else {
+        Exit::Findings
+    })
+}
+
+/// The check pipeline of `check`, `rcp` and `score`, over the paths given
+/// or over what a git change touches (`--staged`, `--changed-since`), with
+/// the settings of the flags and the project config.
+fn run_check(
+    source: &RuleSource,
+    args: &CheckArgs,
+    progress: bool,
+) -> anyhow::Result<(
+    audit::CheckOutcome,
+    crate::app::settings::Settings,
+    Option<crate::discover::changes::Checked>,
+)> {
+    let settings = crate::app::settings::resolve(
+        args.usage.as_deref(),
+        args.ruleset.as_deref(),
+        args.output.format,
+    )?;
+    let rules = audit::Rules::load(source, &settings.usage, &settings.ruleset)?;
+    let opts = CheckOptions {
+        usage: settings.usage.clone(),
+        ruleset: settings.ruleset.clone(),
+        package: crate::aggregate::package::PackageOptions {
+            rcp_bypass: args.rcp_bypass,
+            seed_checker_bypass: args.seed_checker_bypass,
+        },
+        bert_train_samples: args.rcp_bert_train_samples,
+        write_scaling: args.write_scaling,
+        config: settings.config.clone(),
+    };
+    let bar: Box<dyn Progress> = if progress {
+        Box::new(TerminalBar::new())
+    } else {
+        Box::new(Silent)
+    };
+    if let Some(changes) = args.changes.selection() {
+        let result =
+            crate::discover::changes::check_changes(source, &rules, &opts, &changes, &*bar);
+        bar.finish();
+        let (outcome, checked) = result?;
+        write_html(source, &settings, &rules, args, &outcome)?;
+        return Ok((outcome, settings, Some(checked)));
+    }
+    let outcome = match args.paths.as_slice() {
+        [one] if !one.is_file() => {
+            if !one.exists() {
+                anyhow::bail!("{}: no such file or folder", one.display());
+            }
+            let outcome = audit::check_path_with_progress(source, &rules, one, &opts, &*bar);
+            bar.finish();
+            outcome?
+        }
+        many => {
+            if let Some(d) = many.iter().find(|p| !p.is_file()) {
+                anyhow::bail!(
+                    "{}: {}; give one package or folder, or log files",
+                    d.display(),
+                    if d.exists() {
+                        "is a folder"
+                    } else {
+                        "no such file"
+                    }
+                );
+            }
+            audit::check_logs(source, &rules, many, &opts)?
+        }
+    };
+    write_html(source, &settings, &rules, args, &outcome)?;
+    Ok((outcome, settings, None))
+}
+
+fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let codes = CodeRegistry::load(source)?;
+    match command {
+        RulesCommand::Explain { code } => {
+            let wanted = code.to_ascii_uppercase();
+            let Some(doc) = codes.get(&wanted) else {
+                anyhow::bail!("unknown code '{code}'; `mlaudit rules list` shows every code");
+            };
+            writeln!(io.out, "{wanted}: {}", doc.title)?;
+            writeln!(io.out, "severity: {}", doc.severity)?;
+            if let Some(p) = &doc.policy {
+                writeln!(io.out, "policy: {p}")?;
+            }
+            writeln!(io.out, "\nhow to fix:\n  {}", doc.help)?;
+            Ok(Exit::Success)
+        }
+        RulesCommand::List {
+            usage,
+            ruleset: None,
+        } => {
+            let _ = usage;
+            for (code, doc) in &codes.codes {
+                writeln!(io.out, "{code:<8} {:<8} {}", doc.severity, doc.title)?;
+            }
+            Ok(Exit::Success)
+        }
+        RulesCommand::List {
+            usage,
+            ruleset: Some(version),
+        } => {
+            let rs = Ruleset::load_with_codes(source, &codes, &usage, &version)?;
+            for pack in rs.packs.values() {
+                for rule in &pack.rules {
+                    let title = codes
+                        .get(&rule.code)
+                        .map(|d| d.title.as_str())
+                        .unwrap_or("");
+                    writeln!(
+                        io.out,
+                        "{:<8} {}#{:<40} {title}",
+                        rule.code, pack.id, rule.key
+                    )?;
+                }
+                for end in &pack.end {
+                    let title = codes.get(&end.code).map(|d| d.title.as_str()).unwrap_or("");
+                    writeln!(io.out, "{:<8} {}#end {title}", end.code, pack.id)?;
+                }
+            }
+            Ok(Exit::Success)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Writing a report where and how the command line asked (`--format`,
+//! `-o FILE`), and the exit status it gives (`--fail-on`, `--exit-zero`).
+
+use crate::app::cli::{FailOn, Format, OutputArgs};
+use crate::app::{Exit, Io};
+use crate::check::rules::Verdict;
+use crate::finding::{Finding, Severity};
+use crate::report::{self, Report};
+use crate::rulebook::codes::CodeRegistry;
+use crate::rulebook::source::RuleSource;
+use std::io::Write;
+
+/// Renders `report` in `format` to `out`. `color` applies to text only.
+pub fn render(
+    source: &RuleSource,
+    report: &Report,
+    format: Format,
+    color: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    match format {
+        Format::Json => report::json::render(report, out)?,
+        Format::Text => report::text::render(report, color, out)?,
+        Format::Sarif => {
+            let codes = CodeRegistry::load(source)?;
+            report::sarif::render(report, &codes, &repo_prefix(), out)?
+        }
+        Format::Junit => report::junit::render(report, out)?,
+        Format::Github => report::github::render(report, &repo_prefix(), out)?,
+    }
+    Ok(())
+}
+
+/// Writes the report in `format` to `-o FILE`, or to standard output.
+pub fn emit(
+    source: &RuleSource,
+    report: &Report,
+    format: Format,
+    args: &OutputArgs,
+    io: &mut Io<'_>,
+) -> anyhow::Result<()> {
+    write_to(args, io, &mut |w, color| {
+        render(source, report, format, color, w)
+    })
+}
+
+/// Runs `write` on `-o FILE` (created or truncated), or on standard
+/// output; the flag tells whether colour may be used.
+pub fn write_to(
+    args: &OutputArgs,
+    io: &mut Io<'_>,
+    write: &mut dyn FnMut(&mut dyn Write, bool) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    match &args.output {
+        None => write(io.out, io.color),
+        Some(path) => {
+            let cannot = |e: std::io::Error| {
+                anyhow::anyhow!("{}: cannot write the report: {e}", path.display())
+            };
+            let file = std::fs::File::create(path).map_err(cannot)?;
+            let mut w = std::io::BufWriter::new(file);
+            write(&mut w, false)?;
+            w.flush().map_err(cannot)?;
+            Ok(())
+        }
+    }
+}
+
+/// The current directory relative to the repository top (empty outside a
+/// repository, or at its top), so paths can be made repository-relative.
+fn repo_prefix() -> String {
+    crate::discover::git::WorkTree::current()
+        .map(|w| w.prefix)
+        .unwrap_or_default()
+}
+
+/// Whether the report fails the run: a failing verdict, or with
+/// `--fail-on warning` any warning or error finding.
+pub fn fails(report: &Report, fail_on: FailOn) -> bool {
+    report.verdict == Verdict::Fail
+        || (fail_on == FailOn::Warning
+            && report
+                .findings
+                .iter()
+                .any(|f| f.severity >= Severity::Warning))
+}
+
+/// The exit status of a report under the output settings.
+pub fn exit_of(report: &Report, args: &OutputArgs) -> Exit {
+    if args.exit_zero || !fails(report, args.fail_on) {
+        Exit::Success
+    } else {
+        Exit::Findings
+    }
+}
+
+/// What to tell someone whose change fails the checks, after the report:
+/// each failing folder with the codes that fail it, every failing file and
+/// line in it, and the command that shows the details. `check_cmd` is how
+/// to run `mlaudit check` with the same rules (`mlaudit check --ruleset 5.0.0`).
+pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String> {
+    let threshold = match fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+    };
+    let listed: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity >= threshold)
+        .collect();
+    let mut lines = Vec::new();
+    let mut shown = vec![false; listed.len()];
+    for b in &report.benchmarks {
+        let failing = b.verdict == crate::aggregate::package::Verdict::Fail;
+        let mine: Vec<usize> = (0..listed.len())
+            .filter(|i| !shown[*i] && b.covers(&listed[*i].path))
+            .collect();
+        if !failing && mine.is_empty() {
+            continue;
+        }
+        let folder_codes: Vec<&str> = mine
+            .iter()
+            .map(|i| listed[*i])
+            .filter(|f| f.path == b.path)
+            .map(|f| f.code.as_str())
+            .collect();
+        lines.push(format!(
+            "{}: {}{}",
+            b.path,
+            if failing { "fails" } else { "has findings" },
+            if folder_codes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", folder_codes.join(", "))
+            }
+        ));
+        for i in &mine {
+            shown[*i] = true;
+            let f = listed[*i];
+            if f.path != b.path {
+                lines.push(format!("  {}: {}[{}]", place(f), f.severity, f.code));
+            }
+        }
+        let folder = if b.path.is_empty() {
+            "."
+        } else {
+            b.path.as_str()
+        };
+        lines.push(format!(
+            "  details: {check_cmd} {} --html report.html",
+            crate::app::hook::sh_quote_if_needed(folder)
+        ));
+    }
+    for (i, f) in listed.iter().enumerate() {
+        if !shown[i] {
+            lines.push(format!(
+                "{}: {}[{}] {}",
+                place(f),
+                f.severity,
+                f.code,
+                f.message
+            ));
+        }
+    }
+    if !lines.is_empty() {
+        lines.insert(0, "mlaudit: the change fails the checks:".to_string());
+    }
+    lines
+}
+
+fn place(f: &Finding) -> String {
+    match f.line {
+        Some(l) => format!("{}:{l}", f.path),
+        None => f.path.clone(),
+    }
+}

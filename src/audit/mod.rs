@@ -1,0 +1,452 @@
+//! The `check` pipeline over a path: discover → check logs → package rules →
+//! statistics → one [`Report`].
+//!
+//! 1. [`discover`](crate::discover::discover) says what the path is (a
+//!    package, one benchmark folder or log files) and lists its files;
+//! 2. every result log of a benchmark of the round goes through the
+//!    compliance engine, in parallel;
+//! 3. the package rules run with those verdicts;
+//! 4. each benchmark folder gets the RCP check (closed division), the
+//!    olympic score and the extra statistics;
+//! 5. everything is gathered and sorted into a [`Report`].
+//!
+//! Nothing is written into the checked tree unless `write_scaling` asks
+//! for the official `scaling.json` side effect.
+
+pub mod progress;
+
+use crate::aggregate::package::{
+    self as submission, check_package_with,
+    logscan::{self, LogFacts},
+    LogOutcome, PackageOptions, PackageRules,
+};
+use crate::aggregate::stats::{
+    self,
+    data::StatsConfig,
+    reader::{ContentHash, FolderRuns, RunCollector, RunInfo},
+};
+use crate::check::policy::{self, PolicyError, PolicyRules};
+use crate::check::rules::{self, LogCheck, Ruleset, Verdict};
+use crate::config::Config;
+use crate::discover::{self, tree::FileRef, BenchmarkDir, InputKind};
+use crate::finding::{sort_findings, Finding, Severity};
+use crate::report::{BenchmarkReport, Report};
+use crate::rulebook::codes::CodeRegistry;
+use crate::rulebook::source::RuleSource;
+use progress::{Progress, Silent};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// What `check` was asked to do.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    pub usage: String,
+    pub ruleset: String,
+    pub package: PackageOptions,
+    /// BERT convergence from `train_samples` (`--rcp-bert-train-samples`).
+    pub bert_train_samples: bool,
+    /// Write `scaling.json` as the official tools do.
+    pub write_scaling: bool,
+    /// The project config, whose waivers apply to the findings.
+    pub config: Option<Config>,
+}
+
+/// The report and the runs it was computed from (for renderers that draw
+/// per-run pictures).
+pub struct CheckOutcome {
+    pub report: Report,
+    /// The runs of each checked benchmark folder, by folder display path.
+    pub runs: Vec<FolderRuns>,
+    /// The system descriptions that could be read, by system id.
+    pub systems: BTreeMap<String, serde_json::Value>,
+}
+
+/// The rule data `check` needs, loaded once.
+pub struct Rules {
+    pub compliance: Ruleset,
+    pub package: PackageRules,
+    pub stats: StatsConfig,
+    pub codes: CodeRegistry,
+    /// The closed-division policy pack; `None` for a round without one.
+    pub policy: Option<PolicyRules>,
+}
+
+impl Rules {
+    pub fn load(source: &RuleSource, usage: &str, version: &str) -> anyhow::Result<Rules> {
+        Ok(Rules {
+            compliance: Ruleset::load(source, usage, version)?,
+            package: PackageRules::load(source, usage, version)?,
+            stats: StatsConfig::load(source, version)?,
+            codes: CodeRegistry::load(source)?,
+            policy: match PolicyRules::load(source, usage, version) {
+                Ok(p) => Some(p),
+                Err(PolicyError::Missing { .. }) => None,
+                Err(e) => return Err(e.into()),
+            },
+        })
+    }
+}
+
+/// One folder's entry, runs and statistics findings.
+type FolderResult = (BenchmarkReport, Option<FolderRuns>, Vec<Finding>);
+
+/// Checks `input` (package, benchmark folder or log file).
+pub fn check_path(
+    source: &RuleSource,
+    rules: &Rules,
+    input: &Path,
+    opts: &CheckOptions,
+) -> anyhow::Result<CheckOutcome> {
+    check_path_with_progress(source, rules, input, opts, &Silent)
+}
+
+/// [`check_path`], telling `progress` about the logs as they are checked.
+pub fn check_path_with_progress(
+    source: &RuleSource,
+    rules: &Rules,
+    input: &Path,
+    opts: &CheckOptions,
+    progress: &dyn Progress,
+) -> anyhow::Result<CheckOutcome> {
+    let tree = discover::discover(input);
+    check_tree(source, rules, &tree, opts, progress)
+}
+
+/// Checks log files given one by one: compliance only.
+pub fn check_logs(
+    source: &RuleSource,
+    rules: &Rules,
+    files: &[std::path::PathBuf],
+    opts: &CheckOptions,
+) -> anyhow::Result<CheckOutcome> {
+    let tree = discover::discover_logs(files);
+    check_tree(source, rules, &tree, opts, &Silent)
+}
+
+fn check_tree(
+    source: &RuleSource,
+    rules: &Rules,
+    tree: &discover::Submission,
+    opts: &CheckOptions,
+    progress: &dyn Progress,
+) -> anyhow::Result<CheckOutcome> {
+    let systems = read_systems(tree);
+    let division_of = |system: &str| {
+        systems
+            .get(system)
+            .and_then(|s| s.get("division"))
+            .and_then(|d| d.as_str())
+    };
+
+    // 2. Compliance (and closed-division policy) of every log a verdict
+    // depends on.
+    let in_round = |b: &&BenchmarkDir| rules.package.benchmarks.contains_key(&b.benchmark);
+    let files: Vec<(&FileRef, Option<&BenchmarkDir>)> = tree
+        .benchmarks
+        .iter()
+        .filter(in_round)
+        .flat_map(|b| b.result_logs.iter().map(move |f| (f, Some(b))))
+        .chain(tree.logs.iter().map(|f| (f, None)))
+        .collect();
+    progress.start(files.len());
+    let checked: Vec<(LogCheck, OnePass)> = files
+        .par_iter()
+        .map(|(f, dir)| {
+            let log = rules::check_file(&rules.compliance, &f.fs, &f.path);
+            let division = dir.and_then(|d| division_of(&d.system));
+            let pass = read_once(rules, opts, f, *dir, division);
+            progress.advance();
+            (log, pass)
+        })
+        .collect();
+    let mut logs = Vec::with_capacity(checked.len());
+    let mut policy_findings = Vec::new();
+    let mut run_infos: HashMap<String, RunInfo> = HashMap::new();
+    let mut log_facts: HashMap<String, LogFacts> = HashMap::new();
+    for (log, pass) in checked {
+        if let Some(run) = pass.run {
+            run_infos.insert(log.path.clone(), run);
+        }
+        if let Some(facts) = pass.facts {
+            log_facts.insert(log.path.clone(), facts);
+        }
+        logs.push(log);
+        policy_findings.extend(pass.policy);
+    }
+    logs.sort_by(|a, b| a.path.cmp(&b.path));
+    // Implementation configs, unless every system is in the open division.
+    if let Some(p) = &rules.policy {
+        let all_open = !systems.is_empty()
+            && systems
+                .values()
+                .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
+        if !all_open {
+            policy_findings.extend(policy::check_configs(p, &tree.implementation_files));
+        }
+    }
+    let verdicts: HashMap<&str, bool> = logs
+        .iter()
+        .map(|l| (l.path.as_str(), l.verdict == Verdict::Pass))
+        .collect();
+
+    // 3. Package rules.
+    let lookup = |p: &str| {
+        if verdicts.get(p).copied().unwrap_or(false) {
+            LogOutcome::PASS
+        } else {
+            LogOutcome::FAIL
+        }
+    };
+    let package = check_package_with(tree, &rules.package, &opts.package, &lookup, &log_facts);
+
+    // 4. Statistics per checked folder, in parallel.
+    let dirs: HashMap<&str, &BenchmarkDir> = tree
+        .benchmarks
+        .iter()
+        .map(|b| (b.path.as_str(), b))
+        .collect();
+    let per_folder: Vec<anyhow::Result<FolderResult>> = package
+        .benchmarks
+        .par_iter()
+        .map(|bv| {
+            let mut entry = BenchmarkReport::from_verdict(bv);
+            let Some(dir) = dirs.get(bv.path.as_str()) else {
+                return Ok((entry, None, Vec::new()));
+            };
+            if bv.verdict == submission::Verdict::Skipped {
+                return Ok((entry, None, Vec::new()));
+            }
+            let runs = FolderRuns {
+                dir: std::path::PathBuf::from(&bv.path),
+                runs: dir
+                    .result_logs
+                    .iter()
+                    .map(|f| match run_infos.get(f.path.as_str()) {
+                        Some(r) => r.clone(),
+                        None => RunCollector::default().finish(
+                            ContentHash::default(),
+                            std::path::Path::new(&f.path),
+                            &rules.stats.rcp,
+                            opts.bert_train_samples,
+                        ),
+                    })
+                    .collect(),
+            };
+            let compliant: Vec<bool> = dir
+                .result_logs
+                .iter()
+                .map(|f| verdicts.get(f.path.as_str()).copied().unwrap_or(false))
+                .collect();
+            let closed = bv.division.as_deref() != Some("open");
+            let sopts = stats::Options {
+                rcp_bypass: bv.rcp_bypass,
+                bert_train_samples: opts.bert_train_samples,
+                skip_rcp: !closed,
+                ..stats::Options::default()
+            };
+            let folder = stats::analyse(
+                source,
+                &opts.ruleset,
+                &rules.stats,
+                &runs,
+                &compliant,
+                &sopts,
+            )?;
+            entry.add_stats(&folder);
+            Ok((entry, Some(runs), folder.findings))
+        })
+        .collect();
+
+    let mut findings: Vec<Finding> = package.findings.clone();
+    findings.extend(policy_findings);
+    let mut benchmarks = Vec::new();
+    let mut runs = Vec::new();
+    for r in per_folder {
+        let (entry, folder_runs, extra) = r?;
+        benchmarks.push(entry);
+        runs.extend(folder_runs);
+        findings.extend(extra);
+    }
+
+    // The verdicts: an error outside the logs' own compliance findings
+    // fails (those reach the package through PKG005, which applies the
+    // olympic tolerance). Log files given on their own have no folder to
+    // tolerate them: their errors count directly. `official_verdict` leaves
+    // out the checks the official tools do not make (codes marked `extra`)
+    // and knows nothing of waivers; in `verdict`, a waiver of the project
+    // config (a reviewed exception) silences an error of mlaudit's own
+    // checks, never one the official tools would report.
+    let log_findings: Vec<Finding> = logs
+        .iter()
+        .flat_map(|l| l.findings.iter().cloned())
+        .collect();
+    let loose = tree.kind == InputKind::Logs;
+    let waived_by = |f: &Finding| {
+        opts.config
+            .as_ref()
+            .is_some_and(|c| c.waivers.iter().any(|w| w.matches(f)))
+    };
+    let error = |f: &&Finding| f.severity == Severity::Error;
+    let official_fail = findings
+        .iter()
+        .chain(log_findings.iter().filter(|_| loose))
+        .filter(error)
+        .any(|f| !rules.codes.is_extra(&f.code));
+    let fail = findings
+        .iter()
+        .chain(log_findings.iter().filter(|_| loose))
+        .filter(error)
+        .any(|f| !(rules.codes.is_extra(&f.code) && waived_by(f)));
+    let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
+    for b in &mut benchmarks {
+        b.finish(&findings);
+    }
+    findings.extend(log_findings);
+    let mut waived = Vec::new();
+    if let Some(cfg) = &opts.config {
+        // Shown relative to the current folder when it is below it.
+        let cwd = std::env::current_dir()
+            .ok()
+            .and_then(|d| d.canonicalize().ok());
+        let rel = cwd
+            .as_deref()
+            .and_then(|d| cfg.path.strip_prefix(d).ok())
+            .unwrap_or(&cfg.path);
+        let shown = crate::discover::paths::display_root(rel);
+        let (kept, w) = crate::config::apply_waivers(findings, cfg, &shown);
+        findings = kept;
+        waived = w;
+    }
+    sort_findings(&mut findings);
+    findings.dedup();
+
+    if opts.write_scaling {
+        write_scaling(&benchmarks, &dirs)?;
+    }
+
+    let mut report = Report::new(&opts.usage, &opts.ruleset, &tree.root, logs, findings);
+    report.verdict = as_verdict(fail);
+    report.official_verdict = as_verdict(official_fail);
+    report.waived = waived;
+    report.summary.benchmarks = benchmarks.len();
+    report.bypasses = package.bypasses.clone();
+    report.benchmarks = benchmarks;
+    Ok(CheckOutcome {
+        report,
+        runs,
+        systems,
+    })
+}
+
+/// What the one pass over a result log besides compliance gives.
+struct OnePass {
+    policy: Vec<Finding>,
+    /// For a log in a benchmark folder: what the statistics read...
+    run: Option<RunInfo>,
+    /// ... and what the package rules read.
+    facts: Option<LogFacts>,
+}
+
+/// The one pass over a result log besides compliance: the policy findings
+/// and, for a log in a benchmark folder, what the statistics and the
+/// package rules read. An unreadable log gives a POL040 warning, a run
+/// with nothing logged, and facts with the read error (PKG010).
+fn read_once(
+    rules: &Rules,
+    opts: &CheckOptions,
+    f: &FileRef,
+    dir: Option<&BenchmarkDir>,
+    division: Option<&str>,
+) -> OnePass {
+    let mut pol = rules.policy.as_ref().map(policy::Collector::new);
+    let mut run = dir.map(|_| RunCollector::default());
+    let mut pkg = dir.map(|_| logscan::Collector::default());
+    let mut hash = ContentHash::default();
+    let want_all = pol.is_some();
+    let read = std::fs::File::open(&f.fs).and_then(|file| {
+        crate::mllog::scan_records_raw(
+            file,
+            |k| want_all || stats::reader::wanted(k) || logscan::wanted(k),
+            |r| {
+                let e = r.to_event();
+                if let Some(p) = pol.as_mut() {
+                    p.event(&e);
+                }
+                if let Some(c) = pkg.as_mut() {
+                    if logscan::wanted(&e.key) {
+                        c.event(&e);
+                    }
+                }
+                if let Some(run) = run.as_mut() {
+                    run.event(e);
+                }
+            },
+            |raw| hash.add(raw),
+        )
+    });
+    let shown = std::path::Path::new(&f.path);
+    let run = run.map(|c| c.finish(hash, shown, &rules.stats.rcp, opts.bert_train_samples));
+    let (read, facts) = match read {
+        Ok(summary) => {
+            let facts = pkg.map(|c| c.finish(&f.path, Ok(summary)));
+            (Ok(()), facts)
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            let facts = pkg.map(|c| c.finish(&f.path, Err(e)));
+            (Err(msg), facts)
+        }
+    };
+    let policy = match (rules.policy.as_ref(), pol, read) {
+        (Some(p), Some(c), Ok(_)) => policy::check_facts(
+            p,
+            dir.map(|d| d.benchmark.as_str()),
+            division,
+            &f.path,
+            &c.finish(),
+        ),
+        (Some(p), _, Err(e)) => vec![Finding::new(
+            "POL040",
+            Severity::Warning,
+            &f.path,
+            format!("cannot read the log for the policy checks: {e}"),
+        )
+        .with_help(p.help("POL040"))],
+        _ => Vec::new(),
+    };
+    OnePass { policy, run, facts }
+}
+
+/// The system descriptions that parse as JSON objects, by id (the system
+/// checks report the others).
+fn read_systems(tree: &discover::Submission) -> BTreeMap<String, serde_json::Value> {
+    tree.systems
+        .iter()
+        .filter_map(|s| {
+            let text = std::fs::read(&s.file.fs).ok()?;
+            let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+            v.is_object().then(|| (s.id.clone(), v))
+        })
+        .collect()
+}
+
+/// Writes `scaling.json` where the official RCP checker would.
+fn write_scaling(
+    benchmarks: &[BenchmarkReport],
+    dirs: &HashMap<&str, &BenchmarkDir>,
+) -> anyhow::Result<()> {
+    for b in benchmarks {
+        let (Some(factor), Some(dir)) = (
+            b.rcp.as_ref().and_then(|r| r.norm_factor),
+            dirs.get(b.path.as_str()),
+        ) else {
+            continue;
+        };
+        let path = dir.fs.join("scaling.json");
+        let text = serde_json::to_string(&serde_json::json!({ "scaling_factor": factor }))?;
+        std::fs::write(&path, text)
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+    }
+    Ok(())
+}

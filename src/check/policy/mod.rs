@@ -1,0 +1,389 @@
+//! The closed-division policy pack (issue 5): what the official tools leave
+//! to human reviewers, pointed out for them.
+//!
+//! - [`check_log`]: one result log: the reference optimizer ([`optimizer`]),
+//!   fixed hyperparameters ([`hyperparams`]), update-consistency signals in
+//!   MLLOG keys and values ([`signals`]), the 6.x precision/parallelism
+//!   disclosure ([`disclosure`]) and the eval schedule ([`eval_schedule`]);
+//! - [`check_configs`]: the same signals in implementation configs
+//!   ([`configs`]), with file and line.
+//!
+//! All data (reference optimizers, values, patterns, thresholds) comes from
+//! `rules/<usage>/<version>/policy.yaml` and `rules/policy/signals.yaml`
+//! through [`PolicyRules`]. Codes are documented in `rules/codes/policy.yaml`.
+//! Nothing here prints or panics on user input; output is sorted.
+
+pub mod configs;
+pub mod disclosure;
+pub mod eval_schedule;
+pub mod hyperparams;
+pub mod optimizer;
+pub mod rules;
+pub mod signals;
+
+pub use rules::{BenchmarkPolicy, PolicyError, PolicyRules};
+
+use crate::discover::tree::ImplFile;
+use crate::finding::{Finding, Severity};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Read;
+use std::path::Path;
+
+/// Codes the policy checks emit besides the signal families (whose codes
+/// come from the signal data). Every one must be documented.
+pub const CODES: &[&str] = &[
+    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL020", "POL021", "POL030",
+    "POL040", "POL041", "CFG001",
+];
+
+/// Bytes read to decide that a config file is binary.
+const SNIFF: usize = 8192;
+
+/// What one pass over a log collects for the policy checks.
+#[derive(Debug, Default)]
+pub struct LogFacts {
+    /// First value and line of every key.
+    pub first: BTreeMap<String, (serde_json::Value, u64)>,
+    /// Every `eval_accuracy`: metadata and line.
+    pub evals: Vec<(serde_json::Value, u64)>,
+    /// Signals in keys and values: one per (key, family), at the first line.
+    pub signals: Vec<LogSignal>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogSignal {
+    pub line: u64,
+    pub family: usize,
+    pub key: String,
+    pub value: String,
+    pub word: String,
+}
+
+fn value_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Reads the log once and collects the facts.
+pub fn collect<R: Read>(rules: &PolicyRules, reader: R) -> std::io::Result<LogFacts> {
+    let mut c = Collector::new(rules);
+    crate::mllog::scan(reader, |_| true, |e| c.event(&e))?;
+    Ok(c.finish())
+}
+
+/// Collects [`LogFacts`] from events as a log streams by, so the policy
+/// checks can share one pass over the file with other checks. Feed it every
+/// record, in order.
+pub struct Collector<'a> {
+    rules: &'a PolicyRules,
+    facts: LogFacts,
+    key_cache: HashMap<String, Option<signals::SignalMatch>>,
+    seen: BTreeSet<(String, usize)>,
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(rules: &'a PolicyRules) -> Collector<'a> {
+        Collector {
+            rules,
+            facts: LogFacts::default(),
+            key_cache: HashMap::new(),
+            seen: BTreeSet::new(),
+        }
+    }
+
+    pub fn event(&mut self, e: &crate::mllog::Event) {
+        let m = &self.rules.signals;
+        let facts = &mut self.facts;
+        if e.key == "eval_accuracy" {
+            facts.evals.push((e.metadata.clone(), e.line));
+        }
+        let key_hit = match self.key_cache.get(&e.key) {
+            Some(hit) => hit.clone(),
+            None => {
+                let hit = m.match_name(&e.key);
+                self.key_cache.insert(e.key.clone(), hit.clone());
+                hit
+            }
+        };
+        // The value as text is needed only for a key that signals
+        // something or a string value; most records are neither.
+        let mut hits = Vec::new();
+        if let Some(h) = key_hit {
+            let key_on = match &e.value {
+                serde_json::Value::Bool(b) => *b,
+                serde_json::Value::Null => true,
+                v => !m.is_off(&value_text(v)),
+            };
+            if key_on {
+                hits.push(h);
+            }
+        }
+        if let serde_json::Value::String(s) = &e.value {
+            if !s.is_empty() && s.len() <= 80 && !s.contains('/') {
+                if let Some(h) = m.match_name(s) {
+                    hits.push(h);
+                }
+            }
+        }
+        for h in hits {
+            if self.seen.insert((e.key.clone(), h.family)) {
+                facts.signals.push(LogSignal {
+                    line: e.line,
+                    family: h.family,
+                    key: e.key.clone(),
+                    value: value_text(&e.value).chars().take(80).collect(),
+                    word: h.word,
+                });
+            }
+        }
+        if !facts.first.contains_key(&e.key) {
+            facts.first.insert(e.key.clone(), (e.value.clone(), e.line));
+        }
+    }
+
+    pub fn finish(self) -> LogFacts {
+        self.facts
+    }
+}
+
+/// The division the closed rules are judged by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Division {
+    Closed,
+    Open,
+    Unknown,
+}
+
+/// Log-level policy findings for one result log.
+///
+/// `benchmark` and `division` come from the caller (folder name, system
+/// JSON); when `None`, the log's own `submission_benchmark` and
+/// `submission_division` are used. Closed-division rules run when the
+/// division is closed; when it is unknown they still run, but a POL006 note
+/// says so and nothing is reported as an error. Open-division logs get no
+/// policy findings.
+pub fn check_log(
+    rules: &PolicyRules,
+    benchmark: Option<&str>,
+    division: Option<&str>,
+    display_path: &str,
+    fs_path: &Path,
+) -> Vec<Finding> {
+    let facts = match std::fs::File::open(fs_path).and_then(|f| collect(rules, f)) {
+        Ok(f) => f,
+        Err(e) => {
+            return vec![Finding::new(
+                "POL040",
+                Severity::Warning,
+                display_path,
+                format!("cannot read the log for the policy checks: {e}"),
+            )
+            .with_help(rules.help("POL040"))]
+        }
+    };
+    check_facts(rules, benchmark, division, display_path, &facts)
+}
+
+fn logged_str<'a>(facts: &'a LogFacts, key: &str) -> Option<&'a str> {
+    facts.first.get(key).and_then(|(v, _)| v.as_str())
+}
+
+/// [`check_log`] on facts already collected.
+pub fn check_facts(
+    rules: &PolicyRules,
+    benchmark: Option<&str>,
+    division: Option<&str>,
+    path: &str,
+    facts: &LogFacts,
+) -> Vec<Finding> {
+    let division_name = division.or_else(|| logged_str(facts, "submission_division"));
+    let div = match division_name {
+        Some("closed") => Division::Closed,
+        Some("open") => Division::Open,
+        _ => Division::Unknown,
+    };
+    let mut out = Vec::new();
+    if div == Division::Open {
+        return out;
+    }
+    if div == Division::Unknown {
+        out.push(
+            Finding::new(
+                "POL006",
+                Severity::Note,
+                path,
+                match division_name {
+                    Some(d) => format!(
+                        "division '{d}' is neither closed nor open: closed-division policy applied, errors reported as warnings"
+                    ),
+                    None => "division unknown: closed-division policy applied, errors reported as warnings".to_string(),
+                },
+            )
+            .with_help(rules.help("POL006"))
+            .with_rule(rules.rule("division")),
+        );
+    }
+    let bm_name = benchmark.or_else(|| logged_str(facts, "submission_benchmark"));
+    match bm_name.and_then(|b| rules.benchmarks.get(b).map(|p| (b, p))) {
+        Some((bm, policy)) => {
+            out.extend(optimizer::check(rules, bm, policy, facts, path));
+            out.extend(hyperparams::check(rules, bm, policy, facts, path));
+            out.extend(eval_schedule::check(rules, bm, policy, facts, path));
+        }
+        None => {
+            // An unknown benchmark is the compliance pack's error (CMN002).
+            if bm_name.is_none() {
+                out.push(
+                    Finding::new(
+                        "POL006",
+                        Severity::Note,
+                        path,
+                        "benchmark unknown: optimizer, hyperparameter and eval-schedule policy not checked",
+                    )
+                    .with_help(rules.help("POL006"))
+                    .with_rule(rules.rule("benchmarks")),
+                );
+            }
+        }
+    }
+    out.extend(disclosure::check(rules, facts, path));
+    for s in &facts.signals {
+        let Some(f) = rules.signals.families.get(s.family) else {
+            continue;
+        };
+        out.push(
+            Finding::new(
+                &f.code,
+                Severity::Warning,
+                path,
+                format!(
+                    "possible {}: MLLOG key '{}' = {} (matches '{}')",
+                    f.title, s.key, s.value, s.word
+                ),
+            )
+            .at_line(Some(s.line))
+            .with_help(rules.help(&f.code))
+            .with_rule(rules.signal_rule(&f.name)),
+        );
+    }
+    if div == Division::Unknown {
+        for f in &mut out {
+            if f.severity == Severity::Error {
+                f.severity = Severity::Warning;
+                f.message.push_str(" (division unknown: not an error)");
+            }
+        }
+    }
+    crate::finding::sort_findings(&mut out);
+    out
+}
+
+/// Update-consistency signals in implementation configs. Files the signal
+/// data does not list as configs are skipped, binary files silently, files
+/// over the size limit with a POL041 note; a file that cannot be read is a
+/// POL040 warning. The caller decides whether the division is closed.
+pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
+    use rayon::prelude::*;
+    // Packages vendor whole framework trees (thousands of files): read them
+    // in parallel.
+    let mut out: Vec<Finding> = files
+        .par_iter()
+        .flat_map_iter(|f| check_config(rules, f))
+        .collect();
+    crate::finding::sort_findings(&mut out);
+    out
+}
+
+/// The findings of one implementation file (none for a file that is not a
+/// config, or binary).
+fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
+    let cf = &rules.signals.config_files;
+    let mut out = Vec::new();
+    let name = f
+        .file
+        .fs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(format) = configs::format_of(&name, &cf.extensions, &cf.names) else {
+        return out;
+    };
+    let path = f.file.path.as_str();
+    let unreadable = |e: std::io::Error| {
+        Finding::new(
+            "POL040",
+            Severity::Warning,
+            path,
+            format!("cannot read the implementation config: {e}"),
+        )
+        .with_help(rules.help("POL040"))
+    };
+    let meta = match std::fs::metadata(&f.file.fs) {
+        Ok(m) => m,
+        Err(e) => {
+            out.push(unreadable(e));
+            return out;
+        }
+    };
+    if meta.len() > cf.max_bytes {
+        out.push(
+            Finding::new(
+                "POL041",
+                Severity::Note,
+                path,
+                format!(
+                    "implementation config not scanned for policy signals: {} bytes, the limit is {}",
+                    meta.len(),
+                    cf.max_bytes
+                ),
+            )
+            .with_help(rules.help("POL041"))
+            .with_rule(rules.signal_rule("config_files")),
+        );
+        return out;
+    }
+    let bytes = match std::fs::read(&f.file.fs) {
+        Ok(b) => b,
+        Err(e) => {
+            out.push(unreadable(e));
+            return out;
+        }
+    };
+    if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
+        return out;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    config_text_findings(rules, path, &text, format)
+}
+
+/// The signal findings of one config text (`path` names it).
+pub fn config_text_findings(
+    rules: &PolicyRules,
+    path: &str,
+    text: &str,
+    format: configs::Format,
+) -> Vec<Finding> {
+    let entries = configs::parse(text, format);
+    configs::signals(&entries, &rules.signals)
+        .into_iter()
+        .filter_map(|h| {
+            let fam = rules.signals.families.get(h.family)?;
+            Some(
+                Finding::new(
+                    &fam.code,
+                    Severity::Warning,
+                    path,
+                    format!(
+                        "possible {}: {} (matches '{}')",
+                        fam.title, h.display, h.word
+                    ),
+                )
+                .at_line(Some(h.line))
+                .with_help(rules.help(&fam.code))
+                .with_rule(rules.signal_rule(&fam.name)),
+            )
+        })
+        .collect()
+}

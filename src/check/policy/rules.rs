@@ -1,0 +1,289 @@
+//! The data of the policy pack: `rules/<usage>/<version>/policy.yaml` (the
+//! round) and the shared signal patterns it names (`rules/policy/signals.yaml`).
+//! Loading validates everything (regexes, expressions, codes) so a broken
+//! pack fails at load with the file named, never while checking.
+
+use super::signals::{SignalMatcher, SignalsFile};
+use crate::check::rules::expr::{self, Expr};
+use crate::rulebook::codes::CodeRegistry;
+use crate::rulebook::source::RuleSource;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// `policy.yaml` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    ruleset: String,
+    signals: String,
+    #[serde(default)]
+    optimizer_keys: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    disclosure: Option<Disclosure>,
+    #[serde(default)]
+    benchmarks: BTreeMap<String, BenchmarkFile>,
+}
+
+/// The 6.x precision and parallelism disclosure keys.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Disclosure {
+    pub keys: Vec<String>,
+    /// The common compliance pack already requires the keys: no POL020.
+    pub required_by_compliance: bool,
+    /// The key that gives the lowest precision of communication.
+    pub comm_key: String,
+    /// Values of `comm_key` that deserve a POL021 look.
+    #[serde(default)]
+    pub low_precision_comm: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BenchmarkFile {
+    optimizer: String,
+    optimizer_checked_by_compliance: bool,
+    #[serde(default)]
+    tunable: Vec<String>,
+    #[serde(default)]
+    fixed: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    checks: Vec<CheckFile>,
+    #[serde(default)]
+    eval_schedule: Option<ScheduleFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckFile {
+    key: String,
+    expr: String,
+    severity: String,
+    why: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScheduleFile {
+    fields: Vec<String>,
+    every: String,
+    tolerance: String,
+    #[serde(default)]
+    first: Option<String>,
+    #[serde(default)]
+    first_tolerance: Option<String>,
+}
+
+/// A value check on one logged key: `expr` must be true, with `v` the event
+/// and `s` the first logged value of every key.
+#[derive(Debug)]
+pub struct ValueCheck {
+    pub key: String,
+    pub source: String,
+    pub expr: Expr,
+    /// true: POL004 (error); false: POL005 (warning).
+    pub definite: bool,
+    pub why: String,
+}
+
+/// Where the rules put the evaluations (issue 5 item 6, logging#79).
+#[derive(Debug)]
+pub struct EvalSchedule {
+    /// Metadata fields of `eval_accuracy` giving the position, first present wins.
+    pub fields: Vec<String>,
+    pub every: (String, Expr),
+    pub tolerance: (String, Expr),
+    pub first: Option<(String, Expr)>,
+    /// Tolerance of the first position; defaults to `tolerance`.
+    pub first_tolerance: Option<(String, Expr)>,
+}
+
+/// The policy of one benchmark in one round.
+#[derive(Debug)]
+pub struct BenchmarkPolicy {
+    /// The mllog name of the reference optimizer, exact case.
+    pub optimizer: String,
+    /// The closed compliance pack already checks `opt_name` (BMK003).
+    pub optimizer_checked_by_compliance: bool,
+    pub tunable: Vec<String>,
+    /// Fixed values and relations, in key order (fixed first).
+    pub checks: Vec<ValueCheck>,
+    pub eval_schedule: Option<EvalSchedule>,
+}
+
+/// Everything the policy checks need for one ruleset.
+#[derive(Debug)]
+pub struct PolicyRules {
+    /// `<usage>/<version>`.
+    pub ruleset: String,
+    /// Display path of the policy file, for the `rule` field of findings.
+    pub(crate) policy_path: String,
+    pub(crate) signals_path: String,
+    pub optimizer_keys: BTreeMap<String, Vec<String>>,
+    pub disclosure: Option<Disclosure>,
+    pub benchmarks: BTreeMap<String, BenchmarkPolicy>,
+    pub signals: SignalMatcher,
+    /// Help text of every POL/CFG code, from `rules/codes/`.
+    pub(crate) help: BTreeMap<String, String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("{path}: no policy pack for this ruleset (known: {known})")]
+    Missing { path: String, known: String },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+    #[error(transparent)]
+    Codes(#[from] crate::rulebook::codes::CodesError),
+}
+
+fn compile(path: &str, what: &str, src: &str) -> Result<Expr, PolicyError> {
+    expr::compile(src, &|_| true).map_err(|e| PolicyError::Invalid {
+        path: path.to_string(),
+        message: format!("{what}: {e}"),
+    })
+}
+
+impl PolicyRules {
+    /// Reads `<usage>/<version>/policy.yaml`, the signal file it names and
+    /// the code documentation from `source`.
+    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Self, PolicyError> {
+        let rel = format!("{usage}/{version}/policy.yaml");
+        let path = source.display(&rel);
+        let invalid = |message: String| PolicyError::Invalid {
+            path: path.clone(),
+            message,
+        };
+        let Some(text) = source.read(&rel).map_err(|e| invalid(e.to_string()))? else {
+            let known = source
+                .list(usage)
+                .into_iter()
+                .filter(|v| {
+                    source
+                        .read(&format!("{usage}/{v}/policy.yaml"))
+                        .ok()
+                        .flatten()
+                        .is_some()
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(PolicyError::Missing { path, known });
+        };
+        let file: PolicyFile = serde_yaml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        let signals_path = source.display(&file.signals);
+        let signals_text = source
+            .read(&file.signals)
+            .map_err(|e| invalid(format!("{}: {e}", file.signals)))?
+            .ok_or_else(|| invalid(format!("signals file {} not found", file.signals)))?;
+        let signals_file: SignalsFile =
+            serde_yaml::from_str(&signals_text).map_err(|e| PolicyError::Invalid {
+                path: signals_path.clone(),
+                message: e.to_string(),
+            })?;
+        let signals = SignalMatcher::new(signals_file).map_err(|message| PolicyError::Invalid {
+            path: signals_path.clone(),
+            message,
+        })?;
+        let registry = CodeRegistry::load(source)?;
+        let mut help = BTreeMap::new();
+        for code in signals.codes().chain(super::CODES.iter().copied()) {
+            let doc = registry
+                .get(code)
+                .ok_or_else(|| invalid(format!("code {code} is not documented in codes/")))?;
+            help.insert(code.to_string(), doc.help.clone());
+        }
+        let mut benchmarks = BTreeMap::new();
+        for (name, b) in file.benchmarks {
+            let mut checks = Vec::new();
+            for (key, want) in &b.fixed {
+                let literal = serde_json::to_string(want).map_err(|e| invalid(e.to_string()))?;
+                let source = match want {
+                    serde_json::Value::Number(_) => {
+                        format!("isclose(v.value, {literal}, rel_tol=1e-9)")
+                    }
+                    _ => format!("v.value == {literal}"),
+                };
+                checks.push(ValueCheck {
+                    key: key.clone(),
+                    expr: compile(&path, &format!("{name}.fixed.{key}"), &source)?,
+                    source: format!("{key} == {literal}"),
+                    definite: true,
+                    why: "rules table: the value is fixed for the closed division".into(),
+                });
+            }
+            for c in b.checks {
+                let definite = match c.severity.as_str() {
+                    "error" => true,
+                    "warning" => false,
+                    other => {
+                        return Err(invalid(format!(
+                            "{name}.checks.{}: severity must be error or warning, not '{other}'",
+                            c.key
+                        )))
+                    }
+                };
+                checks.push(ValueCheck {
+                    expr: compile(&path, &format!("{name}.checks.{}", c.key), &c.expr)?,
+                    key: c.key,
+                    source: c.expr,
+                    definite,
+                    why: c.why,
+                });
+            }
+            let eval_schedule = match b.eval_schedule {
+                None => None,
+                Some(s) => {
+                    let what = format!("{name}.eval_schedule");
+                    if s.fields.is_empty() {
+                        return Err(invalid(format!("{what}.fields must not be empty")));
+                    }
+                    Some(EvalSchedule {
+                        fields: s.fields,
+                        every: (s.every.clone(), compile(&path, &what, &s.every)?),
+                        tolerance: (s.tolerance.clone(), compile(&path, &what, &s.tolerance)?),
+                        first: match s.first {
+                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
+                            None => None,
+                        },
+                        first_tolerance: match s.first_tolerance {
+                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
+                            None => None,
+                        },
+                    })
+                }
+            };
+            benchmarks.insert(
+                name,
+                BenchmarkPolicy {
+                    optimizer: b.optimizer,
+                    optimizer_checked_by_compliance: b.optimizer_checked_by_compliance,
+                    tunable: b.tunable,
+                    checks,
+                    eval_schedule,
+                },
+            );
+        }
+        Ok(PolicyRules {
+            ruleset: file.ruleset,
+            policy_path: path,
+            signals_path,
+            optimizer_keys: file.optimizer_keys,
+            disclosure: file.disclosure,
+            benchmarks,
+            signals,
+            help,
+        })
+    }
+
+    pub(crate) fn help(&self, code: &str) -> String {
+        self.help.get(code).cloned().unwrap_or_default()
+    }
+
+    pub(crate) fn rule(&self, anchor: &str) -> String {
+        format!("{}#{anchor}", self.policy_path)
+    }
+
+    pub(crate) fn signal_rule(&self, anchor: &str) -> String {
+        format!("{}#{anchor}", self.signals_path)
+    }
+}

@@ -1,0 +1,306 @@
+//! Which parts of the submissions in a repository a change touches
+//! (`mlaudit check --staged`, `--changed-since REV`).
+//!
+//! A folder's verdict needs all its runs, so the unit of checking is the
+//! whole `results/<system>/<benchmark>` folder, never a single log:
+//!
+//! | changed path (relative to the work-tree top) | touches |
+//! |---|---|
+//! | `<pkg>/results/<sys>/<bm>/…` | that benchmark folder |
+//! | `<pkg>/results/<sys>/<file>` (e.g. `package_checker_params`) | every folder of `<sys>` |
+//! | `<pkg>/systems/<sys>.json` | every folder of `<sys>` |
+//! | anything else under a package (`benchmarks/`, a README, …) | the whole package |
+//! | anything outside a package | nothing |
+//!
+//! A package is a folder with `results/` or `systems/` (how `mlaudit check`
+//! recognises one). The folders of a system are those on disk now: the
+//! working-tree files are what gets checked.
+
+use crate::audit::progress::Progress;
+use crate::audit::{self, CheckOptions, CheckOutcome, Rules};
+use crate::discover::git::{Changes, WorkTree};
+use crate::report::Report;
+use crate::rulebook::source::RuleSource;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What a change-driven check covered.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    /// What was checked, as display paths (relative to the current directory).
+    pub paths: Vec<String>,
+    /// How many paths the change lists.
+    pub changed: usize,
+}
+
+/// Lists the changed paths with git, maps them to folders and packages
+/// and checks those (their working-tree files), each whole, with the same
+/// rules. Paths in the report are relative to the current directory.
+pub fn check_changes(
+    source: &RuleSource,
+    rules: &Rules,
+    opts: &CheckOptions,
+    changes: &Changes<'_>,
+    progress: &dyn Progress,
+) -> anyhow::Result<(CheckOutcome, Checked)> {
+    let wt = WorkTree::current()?;
+    let changed = crate::discover::git::changed_paths(changes)?;
+    let top = if wt.cdup.is_empty() {
+        PathBuf::from(".")
+    } else {
+        PathBuf::from(&wt.cdup)
+    };
+    let t = targets(&top, &changed);
+    let paths: Vec<String> = t
+        .packages
+        .iter()
+        .chain(t.folders.iter())
+        .map(|p| shown(&wt, p))
+        .collect();
+    let mut reports = Vec::new();
+    let mut runs = Vec::new();
+    let mut systems = std::collections::BTreeMap::new();
+    for path in &paths {
+        let input = if path.is_empty() { "." } else { path.as_str() };
+        let part =
+            audit::check_path_with_progress(source, rules, Path::new(input), opts, progress)?;
+        reports.push(part.report);
+        runs.extend(part.runs);
+        systems.extend(part.systems);
+    }
+    let root = if wt.cdup.is_empty() {
+        String::new()
+    } else {
+        wt.cdup.trim_end_matches('/').to_string()
+    };
+    let outcome = CheckOutcome {
+        report: Report::merge(&opts.usage, &opts.ruleset, &root, reports),
+        runs,
+        systems,
+    };
+    Ok((
+        outcome,
+        Checked {
+            paths,
+            changed: changed.len(),
+        },
+    ))
+}
+
+/// A top-relative path written relative to the current directory.
+fn shown(wt: &WorkTree, top_relative: &str) -> String {
+    let p = wt.from_top(top_relative);
+    p.trim_end_matches('/').to_string()
+}
+
+/// What to check, as paths relative to the top of the work tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Targets {
+    /// Packages to check whole (`""` is a package at the top itself).
+    pub packages: BTreeSet<String>,
+    /// Benchmark folders outside those packages.
+    pub folders: BTreeSet<String>,
+}
+
+impl Targets {
+    pub fn is_empty(&self) -> bool {
+        self.packages.is_empty() && self.folders.is_empty()
+    }
+}
+
+/// Maps changed paths (relative to `top`, with `/`) to the folders and
+/// packages to check; `top` is the work-tree top as a file-system path.
+pub fn targets(top: &Path, changed: &[String]) -> Targets {
+    let mut t = Targets::default();
+    for path in changed {
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        let Some(touch) = classify(top, &parts) else {
+            continue;
+        };
+        match touch {
+            Touch::Package(p) => {
+                t.packages.insert(p);
+            }
+            Touch::Folder(f) => {
+                t.folders.insert(f);
+            }
+            Touch::System { package, system } => {
+                for f in system_folders(top, &package, &system) {
+                    t.folders.insert(f);
+                }
+            }
+        }
+    }
+    // A folder inside a package checked whole is checked with it.
+    let packages = t.packages.clone();
+    t.folders.retain(|f| !packages.iter().any(|p| within(f, p)));
+    // Only what exists can be checked: a deleted folder has nothing left.
+    t.folders.retain(|f| top.join(f).is_dir());
+    t.packages.retain(|p| top.join(p).is_dir());
+    t
+}
+
+enum Touch {
+    Package(String),
+    Folder(String),
+    System { package: String, system: String },
+}
+
+fn classify(top: &Path, parts: &[&str]) -> Option<Touch> {
+    let n = parts.len();
+    // `results/<sys>/<bm>/<file…>` or `results/<sys>/<file>` anywhere in the path.
+    for i in 0..n {
+        let package = parts[..i].join("/");
+        match parts[i] {
+            "results" if i + 3 < n => {
+                return Some(Touch::Folder(parts[..i + 3].join("/")));
+            }
+            "results" if i + 3 == n => {
+                // A file directly in results/<sys>/, or a folder that was
+                // removed as a whole (then it no longer matters).
+                let system = parts[i + 1].to_string();
+                return Some(Touch::System { package, system });
+            }
+            "systems" if i + 2 == n => {
+                if let Some(system) = parts[i + 1].strip_suffix(".json") {
+                    return Some(Touch::System {
+                        package,
+                        system: system.to_string(),
+                    });
+                }
+                return Some(Touch::Package(package));
+            }
+            _ => {}
+        }
+    }
+    // Anything else inside a package: the nearest enclosing folder that has
+    // results/ or systems/.
+    (0..n).rev().find_map(|i| {
+        let dir = parts[..i].join("/");
+        let d = top.join(&dir);
+        (d.join("results").is_dir() || d.join("systems").is_dir()).then_some(Touch::Package(dir))
+    })
+}
+
+/// The benchmark folders of `system` in `package` (on disk now), sorted.
+fn system_folders(top: &Path, package: &str, system: &str) -> Vec<String> {
+    let rel = join(&join(package, "results"), system);
+    let Ok(rd) = std::fs::read_dir(top.join(&rel)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with('.'))
+        .map(|name| join(&rel, &name))
+        .collect();
+    out.sort();
+    out
+}
+
+fn join(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}/{b}")
+    }
+}
+
+/// Whether `path` is `dir` or inside it (`dir` empty: everything is).
+fn within(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path == dir
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        for p in [
+            "round/A/results/s1/bert",
+            "round/A/results/s1/gnn",
+            "round/A/results/s2/bert",
+            "round/A/systems",
+            "round/A/benchmarks/bert",
+            "B/results/s/bm",
+            "docs",
+        ] {
+            fs::create_dir_all(d.path().join(p)).unwrap();
+        }
+        d
+    }
+
+    fn set(v: &[&str]) -> BTreeSet<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_log_touches_its_folder() {
+        let d = tree();
+        let t = targets(
+            d.path(),
+            &["round/A/results/s1/bert/result_0.txt".to_string()],
+        );
+        assert_eq!(t.folders, set(&["round/A/results/s1/bert"]));
+        assert!(t.packages.is_empty());
+    }
+
+    #[test]
+    fn a_system_description_touches_every_folder_of_the_system() {
+        let d = tree();
+        let t = targets(d.path(), &["round/A/systems/s1.json".to_string()]);
+        assert_eq!(
+            t.folders,
+            set(&["round/A/results/s1/bert", "round/A/results/s1/gnn"])
+        );
+        let t = targets(
+            d.path(),
+            &["round/A/results/s2/package_checker_params".to_string()],
+        );
+        assert_eq!(t.folders, set(&["round/A/results/s2/bert"]));
+    }
+
+    #[test]
+    fn other_package_files_touch_the_package_and_outside_files_nothing() {
+        let d = tree();
+        let t = targets(
+            d.path(),
+            &[
+                "round/A/benchmarks/bert/implementations/x/run.sh".to_string(),
+                "round/A/results/s1/bert/result_0.txt".to_string(),
+                "B/results/s/bm/result_1.txt".to_string(),
+                "docs/notes.md".to_string(),
+                "README.md".to_string(),
+            ],
+        );
+        assert_eq!(t.packages, set(&["round/A"]));
+        assert_eq!(t.folders, set(&["B/results/s/bm"]));
+    }
+
+    #[test]
+    fn deleted_folders_are_not_checked() {
+        let d = tree();
+        let t = targets(
+            d.path(),
+            &["round/A/results/s9/bert/result_0.txt".to_string()],
+        );
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn a_package_at_the_top() {
+        let d = tempfile::tempdir().unwrap();
+        fs::create_dir_all(d.path().join("results/s/bm")).unwrap();
+        let t = targets(d.path(), &["results/s/bm/result_0.txt".to_string()]);
+        assert_eq!(t.folders, set(&["results/s/bm"]));
+        let t = targets(d.path(), &["README.md".to_string()]);
+        assert_eq!(t.packages, set(&[""]));
+    }
+}

@@ -1,0 +1,93 @@
+//! The registry of finding codes: what each code means and how to fix it.
+//!
+//! Every code any check can emit is documented in `rules/codes/*.yaml`:
+//!
+//! ```yaml
+//! CM003:
+//!   title: init_stop must be logged exactly once, after init_start
+//!   severity: error        # the default severity of the code
+//!   help: log init_stop once, after every init_start and before run_start
+//!   policy: training rules, section 1.5 (optional citation)
+//!   extra: true            # optional: a check the official tools do not make
+//! ```
+//!
+//! An `extra` error fails mlaudit's verdict but not the report's
+//! `official_verdict`, which says what the official tools would conclude.
+//!
+//! `mlaudit rules explain CODE` prints the entry.
+
+use crate::rulebook::source::RuleSource;
+use indexmap::IndexMap;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CodeDoc {
+    pub title: String,
+    pub severity: String,
+    pub help: String,
+    #[serde(default)]
+    pub policy: Option<String>,
+    /// A check beyond the official tools (their verdict ignores it).
+    #[serde(default)]
+    pub extra: bool,
+}
+
+/// All documented codes, sorted by code.
+#[derive(Debug, Clone, Default)]
+pub struct CodeRegistry {
+    pub codes: BTreeMap<String, CodeDoc>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CodesError {
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl CodeRegistry {
+    /// Reads every `codes/*.yaml` of `source`. A code documented twice, or a
+    /// severity that is not error/warning/note, is an error naming the file.
+    pub fn load(source: &RuleSource) -> Result<CodeRegistry, CodesError> {
+        let mut reg = CodeRegistry::default();
+        for name in source.list("codes") {
+            if !name.ends_with(".yaml") {
+                continue;
+            }
+            let rel = format!("codes/{name}");
+            let path = source.display(&rel);
+            let invalid = |message: String| CodesError::Invalid {
+                path: path.clone(),
+                message,
+            };
+            let text = source
+                .read(&rel)
+                .map_err(|e| invalid(e.to_string()))?
+                .unwrap_or_default();
+            let entries: IndexMap<String, CodeDoc> =
+                serde_yaml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+            for (code, doc) in entries {
+                if crate::finding::Severity::parse(&doc.severity).is_none() {
+                    return Err(invalid(format!(
+                        "code {code}: severity must be error, warning or note, not '{}'",
+                        doc.severity
+                    )));
+                }
+                if reg.codes.insert(code.clone(), doc).is_some() {
+                    return Err(invalid(format!("code {code} is documented twice")));
+                }
+            }
+        }
+        Ok(reg)
+    }
+
+    pub fn get(&self, code: &str) -> Option<&CodeDoc> {
+        self.codes.get(code)
+    }
+
+    /// Whether `code` is a check the official tools do not make.
+    pub fn is_extra(&self, code: &str) -> bool {
+        self.get(code).is_some_and(|d| d.extra)
+    }
+}
