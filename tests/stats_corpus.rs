@@ -7,6 +7,7 @@
 mod common;
 use common::{close, corpus, round_ruleset, tsv, Coverage};
 
+use mlaudit::aggregate::stats::data::StatsConfig;
 use mlaudit::aggregate::stats::{self, rcp::Verdict, FolderReport, Options};
 use mlaudit::rulebook::source::RuleSource;
 use std::collections::{BTreeMap, HashMap};
@@ -55,6 +56,7 @@ fn load() -> Option<&'static Corpus> {
                 );
             }
             let mut reports = BTreeMap::new();
+            let mut configs: BTreeMap<String, StatsConfig> = BTreeMap::new();
             for r in &rcp_rows {
                 let k = key(r, "system");
                 let dir = root
@@ -84,8 +86,12 @@ fn load() -> Option<&'static Corpus> {
                 };
                 let (usage, version) = round_ruleset(&k.0);
                 assert_eq!(usage, "training", "stats::check_folder knows training only");
+                let cfg = configs.entry(version.clone()).or_insert_with(|| {
+                    StatsConfig::load(&RuleSource::Embedded, &version)
+                        .unwrap_or_else(|e| panic!("{e}"))
+                });
                 let rep =
-                    stats::check_folder(&RuleSource::Embedded, &version, &dir, &compliant, &opts)
+                    stats::check_folder(cfg, &dir, &compliant, &opts)
                         .unwrap_or_else(|e| panic!("{e}"));
                 reports.insert(k, rep);
             }

@@ -39,12 +39,12 @@ pub fn changed_only(
         if settings.usage != crate::app::settings::DEFAULT_USAGE {
             cmd.push_str(&format!(
                 " --usage {}",
-                hook::sh_quote_if_needed(&settings.usage)
+                crate::app::reproduce::shell_word(&settings.usage)
             ));
         }
         cmd.push_str(&format!(
             " --ruleset {}",
-            hook::sh_quote_if_needed(&settings.ruleset)
+            crate::app::reproduce::shell_word(&settings.ruleset)
         ));
         for line in output::refusal(report, args.output.fail_on, &cmd) {
             writeln!(io.err, "{line}")?;

@@ -18,10 +18,16 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
     let source = RuleSource::from_option(cli.rules.as_deref());
     if let Some(dir) = &cli.rules {
         // User packs may hold runaway expressions fuel cannot bound.
-        crate::check::rules::watchdog::arm(
-            crate::check::rules::watchdog::LIMIT,
-            format!("the rule packs in {}", dir.display()),
-        );
+        let what = format!("the rule packs in {}", dir.display());
+        crate::check::rules::watchdog::arm(crate::check::rules::watchdog::LIMIT, move |limit| {
+            // Runs on the watchdog thread: the stuck evaluation cannot be
+            // cancelled, so the process ends here.
+            eprintln!(
+                "mlaudit: error: a rule expression of {what} did not finish within {} s (a runaway expression, such as a huge repeated sequence); stopped",
+                limit.as_secs()
+            );
+            std::process::exit(Exit::Error as i32);
+        });
     }
     let result = match cli.command {
         Command::Log {
@@ -117,9 +123,23 @@ fn write_html(
         return Ok(());
     };
     let opts = report::html::HtmlOptions {
-        source,
-        rules,
-        command: report::html::command_line(args, &settings.usage, &settings.ruleset, source),
+        stats: &rules.stats,
+        codes: &rules.codes,
+        rules_source: match source {
+            RuleSource::Embedded => format!(
+                "rules built into mlaudit {} ({}/{}/)",
+                env!("CARGO_PKG_VERSION"),
+                settings.usage,
+                settings.ruleset
+            ),
+            RuleSource::Dir(d) => format!("rules from {}", d.display()),
+        },
+        command: crate::app::reproduce::command_line(
+            args,
+            &settings.usage,
+            &settings.ruleset,
+            source,
+        ),
     };
     report::html::write_report(file, outcome, &opts)
 }
@@ -262,10 +282,10 @@ fn run_check(
         Box::new(Silent)
     };
     if let Some(changes) = args.changes.selection() {
-        let result =
-            crate::discover::changes::check_changes(source, &rules, &opts, &changes, &*bar);
+        let checked = crate::discover::changes::changed_targets(&changes)?;
+        let result = audit::check_paths(&rules, &checked.paths, &checked.root, &opts, &*bar);
         bar.finish();
-        let (outcome, checked) = result?;
+        let outcome = result?;
         write_html(source, &settings, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }
@@ -274,7 +294,7 @@ fn run_check(
             if !one.exists() {
                 anyhow::bail!("{}: no such file or folder", one.display());
             }
-            let outcome = audit::check_path_with_progress(source, &rules, one, &opts, &*bar);
+            let outcome = audit::check_path_with_progress(&rules, one, &opts, &*bar);
             bar.finish();
             outcome?
         }
@@ -290,7 +310,7 @@ fn run_check(
                     }
                 );
             }
-            audit::check_logs(source, &rules, many, &opts)?
+            audit::check_logs(&rules, many, &opts)?
         }
     };
     write_html(source, &settings, &rules, args, &outcome)?;

@@ -81,18 +81,6 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// `s` as is when a shell reads it as one plain word, else [`sh_quote`]d.
-pub fn sh_quote_if_needed(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:@%+=,".contains(&b));
-    if plain {
-        s.to_string()
-    } else {
-        sh_quote(s)
-    }
-}
-
 /// The hook script. `exe` is the mlaudit to call (falling back to
 /// `mlaudit` on `PATH` when it is not executable); `args` go to
 /// `mlaudit check` after the change selection (e.g. `--ruleset 5.0.0`).
@@ -227,8 +215,6 @@ mod tests {
     fn quotes_for_sh() {
         assert_eq!(sh_quote("/a b/ml"), "'/a b/ml'");
         assert_eq!(sh_quote("it's"), r"'it'\''s'");
-        assert_eq!(sh_quote_if_needed("A/results/s/bm"), "A/results/s/bm");
-        assert_eq!(sh_quote_if_needed("my sys"), "'my sys'");
     }
 
     #[test]

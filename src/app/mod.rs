@@ -13,6 +13,7 @@ pub mod commands;
 pub mod hook;
 pub mod output;
 pub mod progress;
+pub mod reproduce;
 pub mod settings;
 
 use std::io::Write;

@@ -148,7 +148,7 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
         };
         lines.push(format!(
             "  details: {check_cmd} {} --html report.html",
-            crate::app::hook::sh_quote_if_needed(folder)
+            crate::app::reproduce::shell_word(folder)
         ));
     }
     for (i, f) in listed.iter().enumerate() {

@@ -52,15 +52,7 @@ pub struct CheckOptions {
     pub config: Option<Config>,
 }
 
-/// The report and the runs it was computed from (for renderers that draw
-/// per-run pictures).
-pub struct CheckOutcome {
-    pub report: Report,
-    /// The runs of each checked benchmark folder, by folder display path.
-    pub runs: Vec<FolderRuns>,
-    /// The system descriptions that could be read, by system id.
-    pub systems: BTreeMap<String, serde_json::Value>,
-}
+pub use crate::report::CheckOutcome;
 
 /// The rule data `check` needs, loaded once.
 pub struct Rules {
@@ -93,39 +85,62 @@ type FolderResult = (BenchmarkReport, Option<FolderRuns>, Vec<Finding>);
 
 /// Checks `input` (package, benchmark folder or log file).
 pub fn check_path(
-    source: &RuleSource,
     rules: &Rules,
     input: &Path,
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
-    check_path_with_progress(source, rules, input, opts, &Silent)
+    check_path_with_progress(rules, input, opts, &Silent)
+}
+
+/// [`check_path_with_progress`] on several inputs, one after the other,
+/// merged into one report whose paths are relative to `root` (`""`: the
+/// current directory). An empty input path is the current directory.
+pub fn check_paths(
+    rules: &Rules,
+    inputs: &[String],
+    root: &str,
+    opts: &CheckOptions,
+    progress: &dyn Progress,
+) -> anyhow::Result<CheckOutcome> {
+    let mut reports = Vec::new();
+    let mut runs = Vec::new();
+    let mut systems = BTreeMap::new();
+    for path in inputs {
+        let input = if path.is_empty() { "." } else { path.as_str() };
+        let part = check_path_with_progress(rules, Path::new(input), opts, progress)?;
+        reports.push(part.report);
+        runs.extend(part.runs);
+        systems.extend(part.systems);
+    }
+    Ok(CheckOutcome {
+        report: Report::merge(&opts.usage, &opts.ruleset, root, reports),
+        runs,
+        systems,
+    })
 }
 
 /// [`check_path`], telling `progress` about the logs as they are checked.
 pub fn check_path_with_progress(
-    source: &RuleSource,
     rules: &Rules,
     input: &Path,
     opts: &CheckOptions,
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
     let tree = discover::discover(input);
-    check_tree(source, rules, &tree, opts, progress)
+    check_tree(rules, &tree, opts, progress)
 }
 
 /// Checks log files given one by one: compliance only.
 pub fn check_logs(
-    source: &RuleSource,
     rules: &Rules,
     files: &[std::path::PathBuf],
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
     let tree = discover::discover_logs(files);
-    check_tree(source, rules, &tree, opts, &Silent)
+    check_tree(rules, &tree, opts, &Silent)
 }
 
 fn check_tree(
-    source: &RuleSource,
     rules: &Rules,
     tree: &discover::Submission,
     opts: &CheckOptions,
@@ -245,14 +260,7 @@ fn check_tree(
                 skip_rcp: !closed,
                 ..stats::Options::default()
             };
-            let folder = stats::analyse(
-                source,
-                &opts.ruleset,
-                &rules.stats,
-                &runs,
-                &compliant,
-                &sopts,
-            )?;
+            let folder = stats::analyse(&rules.stats, &runs, &compliant, &sopts)?;
             entry.add_stats(&folder);
             Ok((entry, Some(runs), folder.findings))
         })

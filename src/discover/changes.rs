@@ -16,33 +16,27 @@
 //! recognises one). The folders of a system are those on disk now: the
 //! working-tree files are what gets checked.
 
-use crate::audit::progress::Progress;
-use crate::audit::{self, CheckOptions, CheckOutcome, Rules};
 use crate::discover::git::{Changes, WorkTree};
-use crate::report::Report;
-use crate::rulebook::source::RuleSource;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// What a change-driven check covered.
+/// What a change-driven check covers.
 #[derive(Debug, Clone, Default)]
 pub struct Checked {
-    /// What was checked, as display paths (relative to the current directory).
+    /// What to check, as display paths (relative to the current directory;
+    /// `""` is the current directory itself).
     pub paths: Vec<String>,
     /// How many paths the change lists.
     pub changed: usize,
+    /// The work-tree top relative to the current directory (`""` when the
+    /// current directory is the top): the report's root.
+    pub root: String,
 }
 
-/// Lists the changed paths with git, maps them to folders and packages
-/// and checks those (their working-tree files), each whole, with the same
-/// rules. Paths in the report are relative to the current directory.
-pub fn check_changes(
-    source: &RuleSource,
-    rules: &Rules,
-    opts: &CheckOptions,
-    changes: &Changes<'_>,
-    progress: &dyn Progress,
-) -> anyhow::Result<(CheckOutcome, Checked)> {
+/// Lists the changed paths with git and maps them to the folders and
+/// packages to check, each whole (their working-tree files). The caller
+/// runs the checks ([`crate::audit::check_paths`]).
+pub fn changed_targets(changes: &Changes<'_>) -> anyhow::Result<Checked> {
     let wt = WorkTree::current()?;
     let changed = crate::discover::git::changed_paths(changes)?;
     let top = if wt.cdup.is_empty() {
@@ -57,34 +51,11 @@ pub fn check_changes(
         .chain(t.folders.iter())
         .map(|p| shown(&wt, p))
         .collect();
-    let mut reports = Vec::new();
-    let mut runs = Vec::new();
-    let mut systems = std::collections::BTreeMap::new();
-    for path in &paths {
-        let input = if path.is_empty() { "." } else { path.as_str() };
-        let part =
-            audit::check_path_with_progress(source, rules, Path::new(input), opts, progress)?;
-        reports.push(part.report);
-        runs.extend(part.runs);
-        systems.extend(part.systems);
-    }
-    let root = if wt.cdup.is_empty() {
-        String::new()
-    } else {
-        wt.cdup.trim_end_matches('/').to_string()
-    };
-    let outcome = CheckOutcome {
-        report: Report::merge(&opts.usage, &opts.ruleset, &root, reports),
-        runs,
-        systems,
-    };
-    Ok((
-        outcome,
-        Checked {
-            paths,
-            changed: changed.len(),
-        },
-    ))
+    Ok(Checked {
+        paths,
+        changed: changed.len(),
+        root: wt.cdup.trim_end_matches('/').to_string(),
+    })
 }
 
 /// A top-relative path written relative to the current directory.

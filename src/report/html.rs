@@ -16,15 +16,14 @@ mod sha256;
 pub mod svg;
 
 use crate::aggregate::package::Verdict as FolderVerdict;
-use crate::aggregate::stats::data::{RcpParams, RcpTable};
+use crate::aggregate::stats::data::{RcpParams, RcpTable, StatsConfig};
+use crate::aggregate::stats::olympic;
 use crate::aggregate::stats::rcp::{PruneMode, RcpSet, Verdict as RcpVerdict};
-use crate::aggregate::stats::reader::{FolderRuns, RunInfo};
-use crate::app::cli::CheckArgs;
-use crate::audit::{CheckOutcome, Rules};
+use crate::aggregate::stats::reader::FolderRuns;
 use crate::check::rules::Verdict;
 use crate::finding::{Finding, Severity};
-use crate::report::{BenchmarkReport, Report};
-use crate::rulebook::source::RuleSource;
+use crate::report::{BenchmarkReport, CheckOutcome, Report};
+use crate::rulebook::codes::CodeRegistry;
 use minijinja::{context, AutoEscape, Environment, UndefinedBehavior, Value};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -40,56 +39,18 @@ const SCRIPT: &str = include_str!("../../templates/report.js");
 /// them all).
 pub const MAX_FINDINGS_PER_SEVERITY: usize = 2000;
 
-/// What the page needs besides the outcome.
+/// What the page needs besides the outcome: rule data already loaded by
+/// the caller, and words it decided.
 pub struct HtmlOptions<'a> {
-    pub source: &'a RuleSource,
-    pub rules: &'a Rules,
-    /// The command that reproduces the verdict (see [`command_line`]).
+    /// The statistics thresholds and RCP tables of the ruleset (for the
+    /// reference points on the charts and the olympic roles).
+    pub stats: &'a StatsConfig,
+    /// The code registry (help text of the findings).
+    pub codes: &'a CodeRegistry,
+    /// Where the rules came from, in words.
+    pub rules_source: String,
+    /// The command that reproduces the verdict.
     pub command: String,
-}
-
-/// The `check` command that reproduces a verdict: the options that change
-/// it, not the output options (`--format`, `--html`).
-pub fn command_line(args: &CheckArgs, usage: &str, ruleset: &str, source: &RuleSource) -> String {
-    let mut words: Vec<String> = vec!["mlaudit".into()];
-    if let RuleSource::Dir(dir) = source {
-        words.push("--rules".into());
-        words.push(dir.display().to_string());
-    }
-    words.push("check".into());
-    if usage != "training" {
-        words.push("--usage".into());
-        words.push(usage.to_string());
-    }
-    words.push("--ruleset".into());
-    words.push(ruleset.to_string());
-    for (on, flag) in [
-        (args.rcp_bypass, "--rcp-bypass"),
-        (args.seed_checker_bypass, "--seed-checker-bypass"),
-        (args.rcp_bert_train_samples, "--rcp-bert-train-samples"),
-    ] {
-        if on {
-            words.push(flag.into());
-        }
-    }
-    words.extend(args.paths.iter().map(|p| p.display().to_string()));
-    words
-        .iter()
-        .map(|w| shell_quote(w))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `w` as a POSIX shell word.
-fn shell_quote(w: &str) -> String {
-    let plain = !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,+@%".contains(c));
-    if plain {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', r"'\''"))
-    }
 }
 
 /// Renders and writes the page.
@@ -297,7 +258,7 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         .iter()
         .map(|f| (f.dir.display().to_string(), f))
         .collect();
-    let mut tables = RcpTables::new(opts.source, &report.ruleset, &opts.rules.stats.rcp);
+    let mut tables = RcpTables::new(&opts.stats.rcp_tables, &opts.stats.rcp);
 
     let rows: Vec<Row> = report
         .benchmarks
@@ -308,7 +269,7 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
     let mut folders = Vec::new();
     for (i, b) in report.benchmarks.iter().enumerate() {
         let runs = runs_by_dir.get(b.path.as_str()).copied();
-        let mut view = folder_view(i, b, runs, &compliant, &opts.rules.stats.rcp, &mut tables);
+        let mut view = folder_view(i, b, runs, &compliant, &opts.stats.rcp, &mut tables);
         if let Some(desc) = outcome.systems.get(&b.system) {
             view.facts.splice(0..0, system_facts(desc));
         }
@@ -348,13 +309,7 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         version: report.version,
         usage: report.usage.clone(),
         ruleset: report.ruleset.clone(),
-        rules_source: match opts.source {
-            RuleSource::Embedded => format!(
-                "rules built into mlaudit {} (training/{}/)",
-                report.version, report.ruleset
-            ),
-            RuleSource::Dir(d) => format!("rules from {}", d.display()),
-        },
+        rules_source: opts.rules_source.clone(),
         command: opts.command.clone(),
         summary,
         bypasses: bypasses(report),
@@ -459,7 +414,7 @@ fn row(i: usize, b: &BenchmarkReport) -> Row {
 }
 
 fn findings_views(findings: &[Finding], opts: &HtmlOptions<'_>) -> (Vec<Group>, Vec<CodeView>) {
-    let codes = &opts.rules.codes;
+    let codes = opts.codes;
     let mut groups = Vec::new();
     for sev in [Severity::Error, Severity::Warning, Severity::Note] {
         let mine: Vec<&Finding> = findings.iter().filter(|f| f.severity == sev).collect();
@@ -521,70 +476,33 @@ fn findings_views(findings: &[Finding], opts: &HtmlOptions<'_>) -> (Vec<Group>, 
     (groups, glossary)
 }
 
-/// RCP sets by benchmark, loaded once each.
+/// RCP sets by benchmark, built once each from the loaded tables.
 struct RcpTables<'a> {
-    source: &'a RuleSource,
-    ruleset: &'a str,
+    tables: &'a BTreeMap<String, RcpTable>,
     params: &'a RcpParams,
     sets: BTreeMap<String, Option<RcpSet>>,
 }
 
 impl<'a> RcpTables<'a> {
-    fn new(source: &'a RuleSource, ruleset: &'a str, params: &'a RcpParams) -> Self {
+    fn new(tables: &'a BTreeMap<String, RcpTable>, params: &'a RcpParams) -> Self {
         RcpTables {
-            source,
-            ruleset,
+            tables,
             params,
             sets: BTreeMap::new(),
         }
     }
 
     fn get(&mut self, benchmark: &str) -> Option<&RcpSet> {
-        let (source, ruleset, params) = (self.source, self.ruleset, self.params);
+        let (tables, params) = (self.tables, self.params);
         self.sets
             .entry(benchmark.to_string())
             .or_insert_with(|| {
-                // A missing or broken table already shows as an RCP finding.
-                RcpTable::load(source, ruleset, benchmark)
-                    .ok()
-                    .flatten()
-                    .and_then(|t| RcpSet::new(&t, params, PruneMode::Official))
+                tables
+                    .get(benchmark)
+                    .and_then(|t| RcpSet::new(t, params, PruneMode::Official))
             })
             .as_ref()
     }
-}
-
-/// What the olympic score does with each run (`runs[i]`): the `trim`
-/// fastest and the slowest are dropped, failed runs replace the slowest.
-fn olympic_roles(runs: &[RunInfo], compliant: &[bool], trim: usize) -> Vec<Role> {
-    let mut roles = vec![Role::Failed; runs.len()];
-    let mut scored: Vec<(usize, f64)> = runs
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| compliant.get(*i).copied().unwrap_or(false))
-        .filter_map(|(i, r)| r.minutes().map(|m| (i, m)))
-        .collect();
-    let failed = runs.len() - scored.len();
-    if failed > trim {
-        for (i, _) in &scored {
-            roles[*i] = Role::Unscored;
-        }
-        return roles;
-    }
-    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    let len = scored.len();
-    let start = trim.min(len);
-    let end = (len as i64 - (trim as i64 - failed as i64)).clamp(0, len as i64) as usize;
-    for (k, (i, _)) in scored.iter().enumerate() {
-        roles[*i] = if k < start {
-            Role::DroppedFastest
-        } else if k >= end {
-            Role::DroppedSlowest
-        } else {
-            Role::Counted
-        };
-    }
-    roles
 }
 
 fn folder_view(
@@ -685,7 +603,7 @@ fn folder_view(
                 .unwrap_or(false)
         })
         .collect();
-    let roles = olympic_roles(&folder.runs, &compliant, params.trim(&bm));
+    let roles = olympic::roles(&folder.runs, &compliant, params.trim(&bm));
     let unit = if params.in_samples(&bm) || bm == "stable_diffusion" {
         "samples_count"
     } else {
@@ -831,56 +749,5 @@ mod tests {
         }
         // The stylesheet and the script cannot close their elements.
         assert!(!SCRIPT.contains("</") && !STYLE.contains("</"));
-    }
-
-    #[test]
-    fn shell_words() {
-        assert_eq!(shell_quote("NVIDIA/results"), "NVIDIA/results");
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
-        assert_eq!(shell_quote(""), "''");
-    }
-
-    fn run(name: &str, minutes: Option<f64>) -> RunInfo {
-        RunInfo {
-            path: name.into(),
-            name: name.into(),
-            benchmark: None,
-            global_batch_size: None,
-            gbs_line: None,
-            convergence: None,
-            run_start_ms: minutes.map(|_| 0.0),
-            run_stop_ms: minutes.map(|m| m * 60_000.0),
-            run_stop_status: None,
-            evals: vec![],
-            eval_steps: vec![],
-            eval_points: vec![],
-            eval_metric: None,
-            content_hash: 0,
-            findings: vec![],
-        }
-    }
-
-    #[test]
-    fn olympic_roles_follow_the_score() {
-        use Role::*;
-        let runs: Vec<RunInfo> = [3.0, 1.0, 5.0, 2.0, 4.0]
-            .iter()
-            .enumerate()
-            .map(|(i, m)| run(&format!("r{i}"), Some(*m)))
-            .collect();
-        assert_eq!(
-            olympic_roles(&runs, &[true; 5], 1),
-            vec![Counted, DroppedFastest, DroppedSlowest, Counted, Counted]
-        );
-        // A failed run replaces the slowest: only the fastest is dropped.
-        assert_eq!(
-            olympic_roles(&runs, &[true, true, false, true, true], 1),
-            vec![Counted, DroppedFastest, Failed, Counted, Counted]
-        );
-        assert_eq!(
-            olympic_roles(&runs, &[false, true, false, true, true], 1),
-            vec![Failed, Unscored, Failed, Unscored, Unscored]
-        );
     }
 }

@@ -12,10 +12,12 @@ pub mod score;
 pub mod text;
 
 use crate::aggregate::package::{BenchmarkVerdict, BypassUse, Verdict as PackageVerdict};
+use crate::aggregate::stats::reader::FolderRuns;
 use crate::aggregate::stats::{olympic::Score, rcp::RcpResult, spread::Stats, FolderReport};
 use crate::check::rules::{LogCheck, Verdict};
 use crate::finding::{Finding, Severity};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 pub const SCHEMA: u32 = 1;
 
@@ -47,6 +49,16 @@ pub struct Report {
     pub bypasses: Vec<BypassUse>,
     /// Findings a waiver of the project config covers (reviewed exceptions).
     pub waived: Vec<Finding>,
+}
+
+/// The report and the runs it was computed from (for renderers that draw
+/// per-run pictures).
+pub struct CheckOutcome {
+    pub report: Report,
+    /// The runs of each checked benchmark folder, by folder display path.
+    pub runs: Vec<FolderRuns>,
+    /// The system descriptions that could be read, by system id.
+    pub systems: BTreeMap<String, serde_json::Value>,
 }
 
 /// One `results/<system>/<benchmark>` folder in the report.

@@ -86,3 +86,41 @@ impl RuleSource {
         }
     }
 }
+
+/// A rule data file that cannot be read or does not parse, or whose content
+/// breaks a rule of its format: the one error every loader of `rules/`
+/// reports, naming the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct DataError {
+    /// The file as [`RuleSource::display`] shows it.
+    pub path: String,
+    pub message: String,
+}
+
+impl DataError {
+    pub fn new(source: &RuleSource, rel: &str, message: impl Into<String>) -> DataError {
+        DataError {
+            path: source.display(rel),
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads and parses the YAML file at `rel`: `Ok(None)` when it does not
+/// exist, a [`DataError`] naming the file when it cannot be read or does
+/// not parse as a `T`.
+pub fn load_yaml<T: serde::de::DeserializeOwned>(
+    source: &RuleSource,
+    rel: &str,
+) -> Result<Option<T>, DataError> {
+    let Some(text) = source
+        .read(rel)
+        .map_err(|e| DataError::new(source, rel, e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    serde_yaml::from_str(&text)
+        .map(Some)
+        .map_err(|e| DataError::new(source, rel, e.to_string()))
+}

@@ -22,8 +22,7 @@ pub mod spread;
 pub mod ttest;
 
 use crate::finding::{Finding, Severity};
-use crate::rulebook::source::RuleSource;
-use data::{DataError, RcpTable, StatsConfig};
+use data::{DataError, StatsConfig};
 use olympic::Score;
 use rcp::{PruneMode, RcpResult, RcpSet, Verdict};
 use reader::FolderRuns;
@@ -69,26 +68,22 @@ pub enum StatsError {
 /// statistics. `compliant[i]` is the compliance verdict of the i-th
 /// `result_*.txt` by file name.
 pub fn check_folder(
-    source: &RuleSource,
-    ruleset: &str,
+    cfg: &StatsConfig,
     dir: &Path,
     compliant: &[bool],
     opts: &Options,
 ) -> Result<FolderReport, StatsError> {
-    let cfg = StatsConfig::load(source, ruleset)?;
     let runs = reader::read_folder(dir, &cfg.rcp, opts.bert_train_samples).map_err(|e| {
         StatsError::Io {
             path: dir.display().to_string(),
             source: e,
         }
     })?;
-    analyse(source, ruleset, &cfg, &runs, compliant, opts)
+    analyse(cfg, &runs, compliant, opts)
 }
 
 /// [`check_folder`] on runs already read.
 pub fn analyse(
-    source: &RuleSource,
-    ruleset: &str,
     cfg: &StatsConfig,
     runs: &FolderRuns,
     compliant: &[bool],
@@ -115,9 +110,9 @@ pub fn analyse(
             }
         }
         Some(bm) => {
-            let table = RcpTable::load(source, ruleset, bm)?;
-            let set = table
-                .as_ref()
+            let set = cfg
+                .rcp_tables
+                .get(bm)
                 .and_then(|t| RcpSet::new(t, &cfg.rcp, opts.prune));
             rcp::check(&subm, bm, set.as_ref(), &cfg.rcp, opts.rcp_bypass)
         }
@@ -197,6 +192,7 @@ pub fn params_file_requests_bypass(text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::rulebook::codes::CodeRegistry;
+    use crate::rulebook::source::RuleSource;
 
     #[test]
     fn params_file_newline_quirk() {
@@ -222,15 +218,14 @@ mod tests {
 
     #[test]
     fn stats_data_loads_for_every_ruleset() {
-        for v in ["4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"] {
-            let cfg = StatsConfig::load(&RuleSource::Embedded, v).unwrap_or_else(|e| panic!("{e}"));
-            for bm in RuleSource::Embedded.list(&format!("training/{v}/rcp")) {
-                let bm = bm.trim_end_matches(".yaml");
-                let t = RcpTable::load(&RuleSource::Embedded, v, bm)
-                    .unwrap_or_else(|e| panic!("{e}"))
-                    .unwrap_or_else(|| panic!("{v}/{bm} missing"));
+        let source = RuleSource::Embedded;
+        for v in crate::check::rules::available_versions(&source, "training") {
+            let cfg = StatsConfig::load(&source, &v).unwrap_or_else(|e| panic!("{e}"));
+            let files = source.list(&format!("training/{v}/rcp"));
+            assert_eq!(cfg.rcp_tables.len(), files.len(), "{v}");
+            for (bm, t) in &cfg.rcp_tables {
                 assert!(
-                    RcpSet::new(&t, &cfg.rcp, PruneMode::Official).is_some(),
+                    RcpSet::new(t, &cfg.rcp, PruneMode::Official).is_some(),
                     "{v}/{bm}"
                 );
             }

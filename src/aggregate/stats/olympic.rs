@@ -50,18 +50,83 @@ pub fn olympic_score(
     }
 }
 
+/// The part of `len` sorted scores the olympic mean keeps:
+/// `scores[trim .. len - (trim - dropped)]` with Python slice semantics.
+fn kept_window(len: usize, dropped: usize, trim: usize) -> (usize, usize) {
+    let n = len as i64;
+    let end = (n - (trim as i64 - dropped as i64)).clamp(0, n) as usize;
+    (trim.min(len), end)
+}
+
 /// `_compute_olympic_average`: sort, keep `scores[trim .. len - (trim - dropped)]`
 /// (Python slice semantics), Python `sum`, divide.
 pub fn olympic_average(scores: &mut [f64], dropped: usize, trim: usize) -> Option<f64> {
     scores.sort_by(f64::total_cmp);
-    let len = scores.len() as i64;
-    let end = (len - (trim as i64 - dropped as i64)).clamp(0, len) as usize;
-    let start = trim.min(scores.len());
+    let (start, end) = kept_window(scores.len(), dropped, trim);
     if start >= end {
         return None;
     }
     let kept = &scores[start..end];
     Some(py_sum(kept) / kept.len() as f64)
+}
+
+/// What the olympic score does with a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Counted,
+    /// Among the fastest runs the olympic mean drops.
+    DroppedFastest,
+    /// Among the slowest runs the olympic mean drops.
+    DroppedSlowest,
+    /// Not compliant or without run_start/run_stop: counts as the slowest.
+    Failed,
+    /// Too many failed runs: no score.
+    Unscored,
+}
+
+impl Role {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Role::Counted => "counted",
+            Role::DroppedFastest => "dropped (fastest)",
+            Role::DroppedSlowest => "dropped (slowest)",
+            Role::Failed => "failed (counts as the slowest)",
+            Role::Unscored => "no score",
+        }
+    }
+}
+
+/// What [`olympic_score`] does with each run (`runs[i]`): the `trim`
+/// fastest and the slowest are dropped, failed runs replace the slowest;
+/// ties keep the order of the runs.
+pub fn roles(runs: &[RunInfo], compliant: &[bool], trim: usize) -> Vec<Role> {
+    let mut roles = vec![Role::Failed; runs.len()];
+    let mut scored: Vec<(usize, f64)> = runs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| compliant.get(*i).copied().unwrap_or(false))
+        .filter_map(|(i, r)| r.minutes().map(|m| (i, m)))
+        .collect();
+    let failed = runs.len() - scored.len();
+    if failed > trim {
+        for (i, _) in &scored {
+            roles[*i] = Role::Unscored;
+        }
+        return roles;
+    }
+    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let (start, end) = kept_window(scored.len(), failed, trim);
+    for (k, (i, _)) in scored.iter().enumerate() {
+        roles[*i] = if k < start {
+            Role::DroppedFastest
+        } else if k >= end {
+            Role::DroppedSlowest
+        } else {
+            Role::Counted
+        };
+    }
+    roles
 }
 
 #[cfg(test)]
@@ -87,5 +152,48 @@ mod tests {
         let mut s: Vec<f64> = (0..9).map(|i| 3.33 + i as f64).collect();
         let avg = olympic_average(&mut s, 1, 1).unwrap_or(f64::NAN);
         assert!((avg - 7.83).abs() < 1e-9, "{avg}");
+    }
+
+    fn run(name: &str, minutes: Option<f64>) -> RunInfo {
+        RunInfo {
+            path: name.into(),
+            name: name.into(),
+            benchmark: None,
+            global_batch_size: None,
+            gbs_line: None,
+            convergence: None,
+            run_start_ms: minutes.map(|_| 0.0),
+            run_stop_ms: minutes.map(|m| m * 60_000.0),
+            run_stop_status: None,
+            evals: vec![],
+            eval_steps: vec![],
+            eval_points: vec![],
+            eval_metric: None,
+            content_hash: 0,
+            findings: vec![],
+        }
+    }
+
+    #[test]
+    fn olympic_roles_follow_the_score() {
+        use Role::*;
+        let runs: Vec<RunInfo> = [3.0, 1.0, 5.0, 2.0, 4.0]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| run(&format!("r{i}"), Some(*m)))
+            .collect();
+        assert_eq!(
+            roles(&runs, &[true; 5], 1),
+            vec![Counted, DroppedFastest, DroppedSlowest, Counted, Counted]
+        );
+        // A failed run replaces the slowest: only the fastest is dropped.
+        assert_eq!(
+            roles(&runs, &[true, true, false, true, true], 1),
+            vec![Counted, DroppedFastest, Failed, Counted, Counted]
+        );
+        assert_eq!(
+            roles(&runs, &[false, true, false, true, true], 1),
+            vec![Failed, Unscored, Failed, Unscored, Unscored]
+        );
     }
 }

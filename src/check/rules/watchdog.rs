@@ -3,9 +3,10 @@
 //! Fuel bounds the instructions minijinja executes, but not every loop it
 //! runs for us: a sequence repeated lazily (`[1] * 10**15`) and then
 //! searched with `in` iterates without spending fuel. Once armed, a
-//! watchdog thread ends the process with exit status 2 and a message when
-//! an expression evaluation is in flight and no evaluation has finished for
-//! `limit`. The built-in packs are never that slow, so it is armed only for
+//! watchdog thread calls the caller's `on_timeout` when an expression
+//! evaluation is in flight and no evaluation has finished for `limit` (the
+//! command line prints a message naming the rule source and exits 2: a
+//! runaway evaluation cannot be cancelled from outside). The built-in packs are never that slow, so it is armed only for
 //! user packs, and costs the built-in path one relaxed atomic load per
 //! evaluation.
 
@@ -20,9 +21,10 @@ static FINISHED: AtomicU64 = AtomicU64::new(0);
 /// real expression (microseconds), well below what a user would wait for.
 pub const LIMIT: Duration = Duration::from_secs(10);
 
-/// Starts the watchdog (once per process). `what` names the rule source
-/// in the message.
-pub fn arm(limit: Duration, what: String) {
+/// Starts the watchdog (once per process); `on_timeout` runs on its thread
+/// when an evaluation has been stuck for `limit`, and is expected to end
+/// the process.
+pub fn arm(limit: Duration, on_timeout: impl FnOnce(Duration) + Send + 'static) {
     if ARMED.swap(true, Ordering::SeqCst) {
         return;
     }
@@ -42,11 +44,8 @@ pub fn arm(limit: Duration, what: String) {
                 }
                 still += tick;
                 if still >= limit {
-                    eprintln!(
-                        "mlaudit: error: a rule expression of {what} did not finish within {} s (a runaway expression, such as a huge repeated sequence); stopped",
-                        limit.as_secs()
-                    );
-                    std::process::exit(2);
+                    on_timeout(limit);
+                    return;
                 }
             }
         });

@@ -513,40 +513,16 @@ fn minmax(values: impl Iterator<Item = f64>) -> (f64, f64) {
         })
 }
 
-/// What the olympic score did with a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Counted,
-    /// Among the fastest runs the olympic mean drops.
-    DroppedFastest,
-    /// Among the slowest runs the olympic mean drops.
-    DroppedSlowest,
-    /// Not compliant or without run_start/run_stop: counts as the slowest.
-    Failed,
-    /// Too many failed runs: no score.
-    Unscored,
-}
+pub use crate::aggregate::stats::olympic::Role;
 
-impl Role {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Role::Counted => "counted",
-            Role::DroppedFastest => "dropped (fastest)",
-            Role::DroppedSlowest => "dropped (slowest)",
-            Role::Failed => "failed (counts as the slowest)",
-            Role::Unscored => "no score",
-        }
-    }
-
-    fn class(self) -> &'static str {
-        match self {
-            Role::Counted => "counted",
-            Role::DroppedFastest => "dropped-fast",
-            Role::DroppedSlowest => "dropped-slow",
-            Role::Failed => "failed",
-            Role::Unscored => "unscored",
-        }
+/// The CSS class of a run's role on the page.
+fn role_class(role: Role) -> &'static str {
+    match role {
+        Role::Counted => "counted",
+        Role::DroppedFastest => "dropped-fast",
+        Role::DroppedSlowest => "dropped-slow",
+        Role::Failed => "failed",
+        Role::Unscored => "unscored",
     }
 }
 
@@ -603,7 +579,7 @@ pub fn time_chart(id: &str, title: String, runs: &[TimedRun], mean: Option<f64>)
     for (i, r) in runs.iter().enumerate() {
         let y = TOP + row * i as f64;
         c.labels.push(Label {
-            class: format!("run-name {}", r.role.class()),
+            class: format!("run-name {}", role_class(r.role)),
             x: px(left - 6.0),
             y: px(y + row / 2.0 + 4.0),
             anchor: "end",
@@ -612,7 +588,7 @@ pub fn time_chart(id: &str, title: String, runs: &[TimedRun], mean: Option<f64>)
         });
         match r.minutes.filter(|m| m.is_finite() && *m >= 0.0) {
             Some(m) => c.bars.push(Bar {
-                class: format!("bar {}", r.role.class()),
+                class: format!("bar {}", role_class(r.role)),
                 x: px(left),
                 y: px(y + 4.0),
                 w: px((x.map(m) - left).max(1.0)),
@@ -657,7 +633,7 @@ pub fn time_chart(id: &str, title: String, runs: &[TimedRun], mean: Option<f64>)
     );
     for r in roles {
         c.legend.push(LegendItem {
-            class: r.class().into(),
+            class: role_class(r).into(),
             label: r.describe().into(),
         });
     }
