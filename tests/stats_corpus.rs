@@ -90,9 +90,8 @@ fn load() -> Option<&'static Corpus> {
                     StatsConfig::load(&RuleSource::Embedded, &version)
                         .unwrap_or_else(|e| panic!("{e}"))
                 });
-                let rep =
-                    stats::check_folder(cfg, &dir, &compliant, &opts)
-                        .unwrap_or_else(|e| panic!("{e}"));
+                let rep = stats::check_folder(cfg, &dir, &compliant, &opts)
+                    .unwrap_or_else(|e| panic!("{e}"));
                 reports.insert(k, rep);
             }
             Some(Corpus {

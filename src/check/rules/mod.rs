@@ -6,6 +6,7 @@ pub mod engine;
 pub mod expr;
 pub mod load;
 pub mod pack;
+mod walk;
 pub mod watchdog;
 
 pub use engine::{check_bytes, check_file, LogCheck, Verdict};
