@@ -18,7 +18,8 @@
 //! waiver without a reason, or any other mistake, is a [`ConfigError`]
 //! naming the file and line.
 
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 use regex::Regex;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -275,9 +276,8 @@ pub fn apply_waivers(
                 what.push_str(&format!(" line {l}"));
             }
             kept.push(
-                Finding::new(
-                    "CFG001",
-                    Severity::Warning,
+                Finding::of(
+                    code::CFG001,
                     config_path,
                     format!("waiver for {what} matches no finding (reason given: {})", w.reason),
                 )

@@ -29,6 +29,7 @@ use crate::check::policy::{self, PolicyError, PolicyRules};
 use crate::check::rules::{self, LogCheck, Ruleset, Verdict};
 use crate::config::Config;
 use crate::discover::{self, tree::FileRef, BenchmarkDir, InputKind};
+use crate::finding::code;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::report::{BenchmarkReport, Report};
 use crate::rulebook::codes::CodeRegistry;
@@ -414,9 +415,8 @@ fn read_once(
             &f.path,
             &c.finish(),
         ),
-        (Some(p), _, Err(e)) => vec![Finding::new(
-            "POL040",
-            Severity::Warning,
+        (Some(p), _, Err(e)) => vec![Finding::of(
+            code::POL040,
             &f.path,
             format!("cannot read the log for the policy checks: {e}"),
         )

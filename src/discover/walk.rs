@@ -9,6 +9,7 @@
 
 use super::paths::{display_root, join};
 use super::tree::*;
+use crate::finding::code;
 use crate::finding::{Finding, Severity};
 use std::collections::HashSet;
 use std::fs;
@@ -63,22 +64,16 @@ impl Walker {
 
     fn unreadable(&mut self, path: &str, what: &str, err: &std::io::Error) {
         self.findings.push(
-            Finding::new(
-                "PKG010",
-                Severity::Error,
-                path,
-                format!("cannot read {what}: {err}"),
-            )
-            .with_help("make the file or folder readable, or remove it from the package"),
+            Finding::of(code::PKG010, path, format!("cannot read {what}: {err}"))
+                .with_help("make the file or folder readable, or remove it from the package"),
         );
     }
 
     fn link_skipped(&mut self, path: &str, why: String) {
-        self.findings.push(
-            Finding::new("PKG011", Severity::Warning, path, why).with_help(
+        self.findings
+            .push(Finding::of(code::PKG011, path, why).with_help(
                 "replace the symbolic link by the file or folder it points to, inside the package",
-            ),
-        );
+            ));
     }
 
     /// Marks the folder as walked; false (and a finding) when it was walked
@@ -243,9 +238,8 @@ pub fn discover(input: &Path) -> Submission {
         Ok(m) => m,
         Err(e) => {
             let mut s = Submission::empty(InputKind::Package, root.clone());
-            s.findings.push(Finding::new(
-                "PKG010",
-                Severity::Error,
+            s.findings.push(Finding::of(
+                code::PKG010,
                 &root,
                 format!("cannot read the input: {e}"),
             ));
@@ -270,9 +264,8 @@ pub fn discover(input: &Path) -> Submission {
     }
     let mut s = discover_package(input, root.clone());
     s.findings.push(
-        Finding::new(
-            "PKG014",
-            Severity::Error,
+        Finding::of(
+            code::PKG014,
             &root,
             "neither a submission package (no systems/ or results/ folder) nor a benchmark folder (no result_*.txt file)",
         )

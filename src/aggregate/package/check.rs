@@ -11,6 +11,7 @@ use super::seeds::check_seeds;
 use super::system_desc::{check_system, SystemInfo};
 use crate::discover::paths::join;
 use crate::discover::tree::{BenchmarkDir, InputKind, ParamsFile, Submission};
+use crate::finding::code;
 use crate::finding::{sort_findings, Finding, Severity};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -107,9 +108,8 @@ fn read_flags(
         let lineno = Some(i as u64 + 1);
         if !rules.params.flags.iter().any(|f| f == line) {
             out.push(
-                Finding::new(
-                    "PKG008",
-                    Severity::Warning,
+                Finding::of(
+                    code::PKG008,
                     &p.path,
                     format!("unknown line '{line}' in package_checker_params; ignored"),
                 )
@@ -131,7 +131,7 @@ fn read_flags(
             );
         }
         out.push(
-            Finding::new("PKG007", Severity::Note, &p.path, msg)
+            Finding::of(code::PKG007, &p.path, msg)
                 .at_line(lineno)
                 .with_help("a bypass must be approved by the review committee"),
         );
@@ -255,9 +255,8 @@ pub fn check_package_with(
         };
         let Some(bm_rule) = rules.benchmarks.get(&b.benchmark) else {
             out.push(
-                Finding::new(
-                    "PKG004",
-                    Severity::Warning,
+                Finding::of(
+                    code::PKG004,
                     &b.path,
                     format!(
                         "'{}' is not a benchmark of {}; folder skipped",
@@ -314,16 +313,15 @@ pub fn check_package_with(
                 msg.push_str(&format!("; misnamed log(s)? {}", lookalikes.join(", ")));
             }
             out.push(
-                Finding::new("PKG001", Severity::Error, &b.path, msg)
+                Finding::of(code::PKG001, &b.path, msg)
                     .with_help("submit exactly the required number of runs, named result_<i>.txt"),
             );
         }
         let params_count = usize::from(b.params.is_some());
         if b.entry_count() > n + params_count {
             out.push(
-                Finding::new(
-                    "PKG002",
-                    Severity::Warning,
+                Finding::of(
+                    code::PKG002,
                     &b.path,
                     format!(
                         "{} entries, but {} do not follow the result_*.txt naming: {}",
@@ -340,9 +338,8 @@ pub fn check_package_with(
         }
         if n < b.entry_count() {
             out.push(
-                Finding::new(
-                    "PKG003",
-                    Severity::Warning,
+                Finding::of(
+                    code::PKG003,
                     &b.path,
                     format!(
                         "unknown files in result directory: {}",
@@ -362,9 +359,8 @@ pub fn check_package_with(
             .collect();
         for log in &logs {
             if let Some(e) = &log.read_error {
-                out.push(Finding::new(
-                    "PKG010",
-                    Severity::Error,
+                out.push(Finding::of(
+                    code::PKG010,
                     &log.path,
                     format!("cannot read file: {e}"),
                 ));
@@ -382,9 +378,8 @@ pub fn check_package_with(
         let tolerance = rules.tolerance(&b.benchmark);
         if bad.len() > tolerance {
             out.push(
-                Finding::new(
-                    "PKG005",
-                    Severity::Error,
+                Finding::of(
+                    code::PKG005,
                     &b.path,
                     format!(
                         "{} runs do not comply ({}); at most {tolerance} accepted under olympic scoring",
@@ -396,9 +391,8 @@ pub fn check_package_with(
             );
         } else if !bad.is_empty() {
             out.push(
-                Finding::new(
-                    "PKG006",
-                    Severity::Warning,
+                Finding::of(
+                    code::PKG006,
                     &b.path,
                     format!(
                         "{} run(s) do not comply ({}), accepted under olympic scoring (at most {tolerance})",
@@ -417,9 +411,8 @@ pub fn check_package_with(
             .is_some_and(|d| rules.seeds.divisions.iter().any(|x| x == d))
         {
             if v.seed_checker_bypass {
-                out.push(Finding::new(
-                    "SEED007",
-                    Severity::Note,
+                out.push(Finding::of(
+                    code::SEED007,
                     &b.path,
                     "seed checks bypassed (seed-checker-bypass)",
                 ));

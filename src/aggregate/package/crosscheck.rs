@@ -7,7 +7,8 @@ use super::logscan::{LogFacts, BENCHMARK, DIVISION, GBS, ORG, PLATFORM, STATUS};
 use super::rules::CrossCheckRules;
 use super::system_desc::SystemInfo;
 use crate::discover::tree::BenchmarkDir;
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 use serde_json::Value;
 
 fn same_number(a: &Value, b: &Value) -> bool {
@@ -63,9 +64,8 @@ pub fn cross_check(
     let bm = groups(&readable, BENCHMARK);
     if bm.len() > 1 {
         out.push(
-            Finding::new(
-                "PKG016",
-                Severity::Error,
+            Finding::of(
+                code::PKG016,
                 &b.path,
                 format!(
                     "runs log different submission_benchmark values: {}",
@@ -78,9 +78,8 @@ pub fn cross_check(
     let gbs = groups(&readable, GBS);
     if gbs.len() > 1 {
         out.push(
-            Finding::new(
-                "PKG017",
-                Severity::Error,
+            Finding::of(
+                code::PKG017,
                 &b.path,
                 format!(
                     "runs log different global_batch_size values: {}",
@@ -95,9 +94,8 @@ pub fn cross_check(
     let plat = groups(&readable, PLATFORM);
     if plat.len() > 1 {
         out.push(
-            Finding::new(
-                "PKG022",
-                Severity::Warning,
+            Finding::of(
+                code::PKG022,
                 &b.path,
                 format!(
                     "runs log different submission_platform values: {}",
@@ -113,9 +111,8 @@ pub fn cross_check(
         if let Some((line, v)) = log.first_str(BENCHMARK) {
             if v != b.benchmark {
                 out.push(
-                    Finding::new(
-                        "PKG015",
-                        Severity::Error,
+                    Finding::of(
+                        code::PKG015,
                         &log.path,
                         format!(
                             "logs submission_benchmark '{v}' but sits in folder '{}'",
@@ -133,9 +130,8 @@ pub fn cross_check(
             if let Some((line, v)) = log.first_str(key) {
                 if rules.placeholders.iter().any(|p| v.contains(p.as_str())) {
                     warnings.push(
-                        Finding::new(
-                            "PKG021",
-                            Severity::Warning,
+                        Finding::of(
+                            code::PKG021,
                             &log.path,
                             format!("{key} is a template placeholder: '{v}'"),
                         )
@@ -151,9 +147,8 @@ pub fn cross_check(
             let placeholder = rules.placeholders.iter().any(|p| v.contains(p.as_str()));
             if v != submitter && !placeholder {
                 warnings.push(
-                    Finding::new(
-                        "PKG018",
-                        Severity::Warning,
+                    Finding::of(
+                        code::PKG018,
                         &log.path,
                         format!("logs submission_org '{v}' but {} says submitter '{submitter}'", sys.path),
                     )
@@ -165,9 +160,8 @@ pub fn cross_check(
         if let (Some((line, v)), Some(div)) = (log.first_str(DIVISION), sys.division()) {
             if v != div {
                 out.push(
-                    Finding::new(
-                        "PKG019",
-                        Severity::Error,
+                    Finding::of(
+                        code::PKG019,
                         &log.path,
                         format!("logs submission_division '{v}' but {} says division '{div}'", sys.path),
                     )
@@ -180,9 +174,8 @@ pub fn cross_check(
             let meant = rules.status_aliases.get(v).map_or(v, String::as_str);
             if meant != status {
                 warnings.push(
-                    Finding::new(
-                        "PKG020",
-                        Severity::Warning,
+                    Finding::of(
+                        code::PKG020,
                         &log.path,
                         format!(
                             "logs submission_status '{v}' but {} says status '{status}'",

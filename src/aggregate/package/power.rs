@@ -4,7 +4,8 @@
 //! that fails any of these counts as non-compliant.
 
 use crate::discover::tree::{BenchmarkDir, PowerDir};
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 use std::collections::BTreeSet;
 
 fn index_of(name: &str) -> Option<i64> {
@@ -14,7 +15,7 @@ fn index_of(name: &str) -> Option<i64> {
 
 fn warn(out: &mut Vec<Finding>, path: &str, msg: String) {
     out.push(
-        Finding::new("PKG023", Severity::Warning, path, msg)
+        Finding::of(code::PKG023, path, msg)
             .with_help("give each result_<i>.txt a power/result_<i>/ folder with node_<j> and sw_<k> files, the same counts in every run"),
     );
 }

@@ -4,7 +4,8 @@
 //! metadata.lineno, seed)` occurs twice, across runs or within one run.
 
 use super::logscan::LogFacts;
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -90,9 +91,8 @@ pub fn check_seeds(logs: &[&LogFacts], out: &mut Vec<Finding>) {
         let malformed: Vec<_> = log.malformed.iter().collect();
         if let Some(m) = malformed.first() {
             out.push(
-                Finding::new(
-                    "SEED006",
-                    Severity::Error,
+                Finding::of(
+                    code::SEED006,
                     &log.path,
                     format!(
                         "seeds cannot be read: {} malformed MLLOG record(s), first: {}",
@@ -112,9 +112,8 @@ pub fn check_seeds(logs: &[&LogFacts], out: &mut Vec<Finding>) {
                 Ok(v) => v,
                 Err(e) => {
                     out.push(
-                        Finding::new(
-                            "SEED002",
-                            Severity::Error,
+                        Finding::of(
+                            code::SEED002,
                             &log.path,
                             format!("seed {} is not an integer: {e}", short(&s.value)),
                         )
@@ -130,9 +129,8 @@ pub fn check_seeds(logs: &[&LogFacts], out: &mut Vec<Finding>) {
             let (Some(file), Some(lineno)) = (file, lineno) else {
                 let missing = if file.is_none() { "file" } else { "lineno" };
                 out.push(
-                    Finding::new(
-                        "SEED005",
-                        Severity::Error,
+                    Finding::of(
+                        code::SEED005,
                         &log.path,
                         format!("seed record has no metadata.{missing}"),
                     )
@@ -150,7 +148,7 @@ pub fn check_seeds(logs: &[&LogFacts], out: &mut Vec<Finding>) {
         }
         if records.is_empty() {
             out.push(
-                Finding::new("SEED001", Severity::Error, &log.path, "run logs no seed").with_help(
+                Finding::of(code::SEED001, &log.path, "run logs no seed").with_help(
                     "log the seed with mllog key 'seed' (required in closed division since v4.1)",
                 ),
             );
@@ -158,9 +156,8 @@ pub fn check_seeds(logs: &[&LogFacts], out: &mut Vec<Finding>) {
         }
         if records.len() > 1 {
             out.push(
-                Finding::new(
-                    "SEED004",
-                    Severity::Warning,
+                Finding::of(
+                    code::SEED004,
                     &log.path,
                     format!("run logs {} seeds; one is expected", records.len()),
                 )
@@ -177,9 +174,8 @@ pub fn check_seeds(logs: &[&LogFacts], out: &mut Vec<Finding>) {
                     format!("{first} already logs it")
                 };
                 out.push(
-                    Finding::new(
-                        "SEED003",
-                        Severity::Error,
+                    Finding::of(
+                        code::SEED003,
                         &log.path,
                         format!(
                             "seed {} logged from {}:{}, and {other} from the same line",

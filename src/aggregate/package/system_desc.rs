@@ -5,7 +5,8 @@
 
 use super::rules::SystemDescRules;
 use crate::discover::tree::SystemFile;
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 use serde_json::{Map, Value};
 
 /// What later checks need from a system description.
@@ -44,9 +45,8 @@ pub fn check_system(
     let bytes = match std::fs::read(&sys.file.fs) {
         Ok(b) => b,
         Err(e) => {
-            out.push(Finding::new(
-                "PKG010",
-                Severity::Error,
+            out.push(Finding::of(
+                code::PKG010,
                 path,
                 format!("cannot read file: {e}"),
             ));
@@ -58,9 +58,8 @@ pub fn check_system(
         Ok(Value::Object(m)) => m,
         Ok(other) => {
             out.push(
-                Finding::new(
-                    "SYS003",
-                    Severity::Error,
+                Finding::of(
+                    code::SYS003,
                     path,
                     format!(
                         "system description must be a JSON object, not {}",
@@ -73,14 +72,9 @@ pub fn check_system(
         }
         Err(e) => {
             out.push(
-                Finding::new(
-                    "SYS003",
-                    Severity::Error,
-                    path,
-                    format!("invalid JSON: {e}"),
-                )
-                .at_line(Some(e.line() as u64))
-                .with_help("fix the JSON syntax"),
+                Finding::of(code::SYS003, path, format!("invalid JSON: {e}"))
+                    .at_line(Some(e.line() as u64))
+                    .with_help("fix the JSON syntax"),
             );
             return info;
         }
@@ -93,9 +87,8 @@ pub fn check_system(
         .collect();
     if !missing.is_empty() {
         out.push(
-            Finding::new(
-                "SYS001",
-                Severity::Error,
+            Finding::of(
+                code::SYS001,
                 path,
                 format!("missing field(s): {}", missing.join(", ")),
             )
@@ -109,9 +102,8 @@ pub fn check_system(
                 .is_some_and(|s| rules.status_values.iter().any(|a| a == s))
             {
                 out.push(
-                    Finding::new(
-                        "SYS002",
-                        Severity::Error,
+                    Finding::of(
+                        code::SYS002,
                         path,
                         format!(
                             "status {} is not one of: {}",
@@ -128,9 +120,8 @@ pub fn check_system(
         if let Some(v) = obj.get(f) {
             if !v.is_string() {
                 out.push(
-                    Finding::new(
-                        "SYS004",
-                        Severity::Error,
+                    Finding::of(
+                        code::SYS004,
                         path,
                         format!("field {f} must be a string, not {} ({v})", kind(v)),
                     )
@@ -143,9 +134,8 @@ pub fn check_system(
         if let Some(v) = obj.get(f) {
             if !python_int_ok(v) {
                 out.push(
-                    Finding::new(
-                        "SYS005",
-                        Severity::Warning,
+                    Finding::of(
+                        code::SYS005,
                         path,
                         format!("field {f} ({v}) is not a whole number; the result summarizer cannot score this system"),
                     )

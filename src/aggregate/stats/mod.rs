@@ -21,7 +21,8 @@ pub mod reader;
 pub mod spread;
 pub mod ttest;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 use data::{DataError, StatsConfig};
 use olympic::Score;
 use rcp::{PruneMode, RcpResult, RcpSet, Verdict};
@@ -98,9 +99,8 @@ pub fn analyse(
             ..RcpResult::not_applicable("open division: no RCP check")
         },
         None => {
-            findings.push(Finding::new(
-                "RCP006",
-                Severity::Error,
+            findings.push(Finding::of(
+                code::RCP006,
                 &folder,
                 "no result file logs submission_benchmark, so the RCP check cannot choose its reference data",
             ));
@@ -118,26 +118,17 @@ pub fn analyse(
         }
     };
     match rcp.verdict {
-        Verdict::Fail => findings.push(Finding::new(
-            "RCP001",
-            Severity::Error,
-            &folder,
-            rcp_finding_text(&rcp),
-        )),
-        Verdict::Bypassed => findings.push(Finding::new(
-            "RCP002",
-            Severity::Warning,
-            &folder,
-            rcp_finding_text(&rcp),
-        )),
+        Verdict::Fail => findings.push(Finding::of(code::RCP001, &folder, rcp_finding_text(&rcp))),
+        Verdict::Bypassed => {
+            findings.push(Finding::of(code::RCP002, &folder, rcp_finding_text(&rcp)))
+        }
         _ => {}
     }
     let trim = cfg.rcp.trim(benchmark.as_deref().unwrap_or(""));
     let score = olympic::olympic_score(&runs.runs, compliant, trim, rcp.scaling_factor());
     if score.minutes.is_none() {
-        findings.push(Finding::new(
-            "STA005",
-            Severity::Error,
+        findings.push(Finding::of(
+            code::STA005,
             &folder,
             format!(
                 "no olympic score: {} of {} runs failed (at most {trim} may) or too few runs remain",

@@ -10,7 +10,8 @@
 use super::data::RcpParams;
 use super::npmath::py_round;
 use super::rcp::SubmissionConvergence;
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 use crate::mllog;
 use serde_json::Value;
 use std::collections::hash_map::DefaultHasher;
@@ -235,9 +236,7 @@ fn from_events(
     let sd_params = &params.stable_diffusion;
     let decimals = params.epoch_decimals;
     let findings = &mut run.findings;
-    let bad = |line: u64, msg: String| {
-        Finding::new("RCP003", Severity::Error, &shown, msg).at_line(Some(line))
-    };
+    let bad = |line: u64, msg: String| Finding::of(code::RCP003, &shown, msg).at_line(Some(line));
     for e in events {
         let key = e.key.as_str();
         if key == "eval_accuracy" {
@@ -351,9 +350,8 @@ fn from_events(
                 }
                 if conv.is_none() {
                     findings.push(
-                        Finding::new(
-                            "RCP004",
-                            Severity::Error,
+                        Finding::of(
+                            code::RCP004,
                             &shown,
                             "run_stop reports success but no evaluation before it gives a convergence point; the run counts as not converged",
                         )
@@ -400,9 +398,8 @@ impl FolderRuns {
                     if !cur.as_ref().is_some_and(|v| same_value(v, v0)) {
                         consistent = false;
                         findings.push(
-                            Finding::new(
-                                "RCP005",
-                                Severity::Error,
+                            Finding::of(
+                                code::RCP005,
                                 &run.path.display().to_string(),
                                 format!(
                                     "global_batch_size {} differs from {} in {}",
@@ -423,9 +420,8 @@ impl FolderRuns {
                 (Some((b0, r0)), cur) => {
                     if cur != Some(b0) {
                         consistent = false;
-                        findings.push(Finding::new(
-                            "RCP005",
-                            Severity::Error,
+                        findings.push(Finding::of(
+                            code::RCP005,
                             &run.path.display().to_string(),
                             format!(
                                 "submission_benchmark {} differs from {b0} in {}",

@@ -5,6 +5,7 @@ use super::data::ExtraParams;
 use super::ftest::{f_test, sample_variance};
 use super::rcp::RcpPoint;
 use super::reader::RunInfo;
+use crate::finding::code;
 use crate::finding::{Finding, Severity};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -106,9 +107,8 @@ pub fn outlier_findings(runs: &[RunInfo], compliant: &[bool], p: &ExtraParams) -
             z.abs() > p.mad_z_threshold && ((r - med) / med).abs() > p.mad_min_rel_deviation
         })
         .map(|((i, m, r), z)| {
-            Finding::new(
-                "STA002",
-                Severity::Warning,
+            Finding::of(
+                code::STA002,
                 &runs[*i].path.display().to_string(),
                 format!(
                     "training rate {:.4e} min per unit ({m:.3} min to train) is {:+.0}% from the median rate of the converged runs (modified z-score {z:.1}; thresholds {} and {:.0}%)",
@@ -150,9 +150,8 @@ pub fn copy_findings(runs: &[RunInfo], p: &ExtraParams) -> Vec<Finding> {
             } else {
                 continue;
             };
-            out.push(Finding::new(
-                "STA001",
-                Severity::Error,
+            out.push(Finding::of(
+                code::STA001,
                 &b.path.display().to_string(),
                 format!("{} {what} {}: a run seems to be copied", b.name, a.name),
             ));

@@ -3,7 +3,8 @@
 //! them yet (POL020), and low-precision communication (POL021).
 
 use super::{LogFacts, PolicyRules};
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 
 pub fn check(rules: &PolicyRules, facts: &LogFacts, path: &str) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -19,9 +20,8 @@ pub fn check(rules: &PolicyRules, facts: &LogFacts, path: &str) -> Vec<Finding> 
             .collect();
         if !missing.is_empty() {
             out.push(
-                Finding::new(
-                    "POL020",
-                    Severity::Note,
+                Finding::of(
+                    code::POL020,
                     path,
                     format!(
                         "precision/parallelism disclosure not logged: {} (mandatory from training 6.1)",
@@ -37,9 +37,8 @@ pub fn check(rules: &PolicyRules, facts: &LogFacts, path: &str) -> Vec<Finding> 
         if let Some(p) = v.as_str() {
             if d.low_precision_comm.iter().any(|l| l == p) {
                 out.push(
-                    Finding::new(
-                        "POL021",
-                        Severity::Warning,
+                    Finding::of(
+                        code::POL021,
                         path,
                         format!(
                             "{} is '{p}': gradients may be reduced in a low-precision format",

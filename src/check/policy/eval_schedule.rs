@@ -6,7 +6,8 @@
 use super::hyperparams::state;
 use super::{BenchmarkPolicy, LogFacts, PolicyRules};
 use crate::check::rules::expr::{number, Expr};
-use crate::finding::{Finding, Severity};
+use crate::finding::code;
+use crate::finding::Finding;
 
 fn eval_num(e: &Expr, s: &minijinja::Value) -> Option<f64> {
     let ctx = minijinja::context! { s => s.clone(), v => minijinja::Value::from(()) };
@@ -55,7 +56,7 @@ pub fn check(
     }
     let rule = rules.rule(&format!("benchmarks.{benchmark}.eval_schedule"));
     let warn = |line: u64, msg: String| {
-        Finding::new("POL030", Severity::Warning, path, msg)
+        Finding::of(code::POL030, path, msg)
             .at_line(Some(line))
             .with_help(rules.help("POL030"))
             .with_rule(rule.clone())

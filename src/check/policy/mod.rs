@@ -24,6 +24,7 @@ pub mod signals;
 pub use rules::{BenchmarkPolicy, PolicyError, PolicyRules};
 
 use crate::discover::tree::ImplFile;
+use crate::finding::code;
 use crate::finding::{Finding, Severity};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
@@ -174,9 +175,8 @@ pub fn check_log(
     let facts = match std::fs::File::open(fs_path).and_then(|f| collect(rules, f)) {
         Ok(f) => f,
         Err(e) => {
-            return vec![Finding::new(
-                "POL040",
-                Severity::Warning,
+            return vec![Finding::of(
+                code::POL040,
                 display_path,
                 format!("cannot read the log for the policy checks: {e}"),
             )
@@ -210,9 +210,8 @@ pub fn check_facts(
     }
     if div == Division::Unknown {
         out.push(
-            Finding::new(
-                "POL006",
-                Severity::Note,
+            Finding::of(
+                code::POL006,
                 path,
                 match division_name {
                     Some(d) => format!(
@@ -236,9 +235,8 @@ pub fn check_facts(
             // An unknown benchmark is the compliance pack's error (CMN002).
             if bm_name.is_none() {
                 out.push(
-                    Finding::new(
-                        "POL006",
-                        Severity::Note,
+                    Finding::of(
+                        code::POL006,
                         path,
                         "benchmark unknown: optimizer, hyperparameter and eval-schedule policy not checked",
                     )
@@ -312,9 +310,8 @@ fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
     };
     let path = f.file.path.as_str();
     let unreadable = |e: std::io::Error| {
-        Finding::new(
-            "POL040",
-            Severity::Warning,
+        Finding::of(
+            code::POL040,
             path,
             format!("cannot read the implementation config: {e}"),
         )
@@ -329,9 +326,8 @@ fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
     };
     if meta.len() > cf.max_bytes {
         out.push(
-            Finding::new(
-                "POL041",
-                Severity::Note,
+            Finding::of(
+                code::POL041,
                 path,
                 format!(
                     "implementation config not scanned for policy signals: {} bytes, the limit is {}",

@@ -21,6 +21,7 @@
 
 use super::load::{Ruleset, ROOT_PACK};
 use super::walk::Run;
+use crate::finding::code;
 use crate::finding::{Finding, Severity};
 use crate::mllog::{self, Record, ScanSummary};
 use minijinja::value::{Enumerator, Object};
@@ -29,19 +30,6 @@ use serde::Serialize;
 use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, OnceLock, RwLock};
-
-/// Codes of the findings the engine itself raises (documented in
-/// `rules/codes/log.yaml`).
-pub mod codes {
-    pub const MALFORMED: &str = "LOG001";
-    pub const NO_RECORDS: &str = "LOG002";
-    pub const MISSING_PACK: &str = "LOG003";
-    pub const NON_STRING_KEY: &str = "LOG004";
-    pub const UNREADABLE: &str = "LOG005";
-    pub const RULE_ERROR: &str = "LOG006";
-    pub const LONG_LINE: &str = "LOG007";
-    pub const LIMIT: &str = "LOG008";
-}
 
 /// Events kept for instances included part-way through a log. Shipped packs
 /// include on `submission_division` and `submission_benchmark`, logged in
@@ -115,12 +103,7 @@ pub fn check_bytes(ruleset: &Ruleset, bytes: &[u8], display: &str) -> LogCheck {
 }
 
 fn unreadable(display: &str, e: &std::io::Error) -> LogCheck {
-    let finding = Finding::new(
-        codes::UNREADABLE,
-        Severity::Error,
-        display,
-        format!("cannot read the log: {e}"),
-    );
+    let finding = Finding::of(code::LOG005, display, format!("cannot read the log: {e}"));
     finish(display, vec![finding], None, None, None)
 }
 
@@ -166,9 +149,8 @@ fn check_source<'s>(
     let mut findings = scan_findings(&summary, display);
     if summary.well_formed() == 0 {
         if summary.long_total == 0 {
-            findings.push(Finding::new(
-                codes::NO_RECORDS,
-                Severity::Error,
+            findings.push(Finding::of(
+                code::LOG002,
                 display,
                 "no ':::MLLOG' records found in the log",
             ));
@@ -189,9 +171,8 @@ fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
     let mut findings = Vec::new();
     for m in &summary.malformed {
         findings.push(
-            Finding::new(
-                codes::MALFORMED,
-                Severity::Error,
+            Finding::of(
+                code::LOG001,
                 display,
                 format!("malformed MLLOG record: {}: {}", m.error, m.excerpt),
             )
@@ -200,9 +181,8 @@ fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
     }
     let more = summary.malformed_total - summary.malformed.len() as u64;
     if more > 0 {
-        findings.push(Finding::new(
-            codes::MALFORMED,
-            Severity::Error,
+        findings.push(Finding::of(
+            code::LOG001,
             display,
             format!(
                 "{more} more malformed MLLOG records (only the first {} are listed)",
@@ -212,9 +192,8 @@ fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
     }
     for &line in &summary.non_string_keys {
         findings.push(
-            Finding::new(
-                codes::NON_STRING_KEY,
-                Severity::Warning,
+            Finding::of(
+                code::LOG004,
                 display,
                 "MLLOG record whose 'key' is not a string; the record is ignored",
             )
@@ -223,18 +202,16 @@ fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
     }
     let more = summary.non_string_total - summary.non_string_keys.len() as u64;
     if more > 0 {
-        findings.push(Finding::new(
-            codes::NON_STRING_KEY,
-            Severity::Warning,
+        findings.push(Finding::of(
+            code::LOG004,
             display,
             format!("{more} more records whose 'key' is not a string"),
         ));
     }
     for l in &summary.long_lines {
         findings.push(
-            Finding::new(
-                codes::LONG_LINE,
-                Severity::Error,
+            Finding::of(
+                code::LOG007,
                 display,
                 format!(
                     "MLLOG line of {} bytes is longer than the {} bytes a record may have; it is not read",
@@ -247,9 +224,8 @@ fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
     }
     let more = summary.long_total - summary.long_lines.len() as u64;
     if more > 0 {
-        findings.push(Finding::new(
-            codes::LONG_LINE,
-            Severity::Error,
+        findings.push(Finding::of(
+            code::LOG007,
             display,
             format!("{more} more over-long MLLOG lines"),
         ));

@@ -4,12 +4,13 @@
 //! earlier errors by later packs. [`super::engine`] drives it.
 
 use super::engine::{
-    codes, scope, to_ev, Ev, EventObj, Facts, Scope, StateObj, MAX_FINDINGS_PER_RULE, MAX_GROUPS,
+    scope, to_ev, Ev, EventObj, Facts, Scope, StateObj, MAX_FINDINGS_PER_RULE, MAX_GROUPS,
     MAX_PACK_RUNS, REPLAY_BYTES, REPLAY_EVENTS,
 };
 use super::expr::Expr;
 use super::load::{Check, Pack, Rule, Ruleset};
 use super::pack::Require;
+use crate::finding::code;
 use crate::finding::{Finding, Severity};
 use crate::mllog::{self, ScanSummary};
 use minijinja::Value;
@@ -116,9 +117,8 @@ impl<'a, 'r> Run<'a, 'r> {
         if self.insts.len() >= MAX_PACK_RUNS {
             if self.insts.len() == MAX_PACK_RUNS {
                 self.extra.push(
-                    Finding::new(
-                        codes::LIMIT,
-                        Severity::Error,
+                    Finding::of(
+                        code::LOG008,
                         self.display,
                         format!(
                             "the rule packs include more than {MAX_PACK_RUNS} packs (last: '{name}'); the rest are not run"
@@ -238,9 +238,8 @@ impl<'a, 'r> Run<'a, 'r> {
                     let inst = &self.insts[j];
                     out.push(Tagged {
                         key: None,
-                        finding: Finding::new(
-                            codes::MISSING_PACK,
-                            Severity::Error,
+                        finding: Finding::of(
+                            code::LOG003,
                             self.display,
                             format!(
                                 "the log asks for rule pack '{}', which ruleset {} {} does not have",
@@ -324,9 +323,8 @@ impl<'r> Inst<'r> {
             match e.eval(self.scope_value.clone()) {
                 Ok(v) => self.state.set(name, v),
                 Err(err) => {
-                    let f = Finding::new(
-                        codes::RULE_ERROR,
-                        Severity::Error,
+                    let f = Finding::of(
+                        code::LOG006,
                         display,
                         format!(
                             "rule pack state '{name}' could not be evaluated: {}",
@@ -513,7 +511,7 @@ impl<'r> Inst<'r> {
             }
         }
         for msg in limit {
-            let f = Finding::new(codes::LIMIT, Severity::Error, display, msg);
+            let f = Finding::of(code::LOG008, display, msg);
             self.push(None, f);
         }
         out
