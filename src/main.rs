@@ -1,5 +1,5 @@
 use clap::Parser;
-use mlaudit::app::cli::Cli;
+use mlaudit::app::cli::{Cli, ColorWhen};
 use mlaudit::app::commands::run;
 use mlaudit::app::Io;
 use std::io::IsTerminal;
@@ -8,7 +8,15 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
-    let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    // anstream resolves `auto` the way other command-line tools do: a
+    // terminal, NO_COLOR, CLICOLOR, CLICOLOR_FORCE, TERM=dumb.
+    let choice = match cli.color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    };
+    choice.write_global();
+    let color = anstream::AutoStream::choice(&stdout) != anstream::ColorChoice::Never;
     let mut out = std::io::BufWriter::new(stdout.lock());
     let progress = std::io::stderr().is_terminal();
     let mut err = std::io::stderr();

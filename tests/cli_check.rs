@@ -486,3 +486,18 @@ fn a_waiver_cannot_hide_an_error_the_official_tools_report() {
     assert_eq!(j["official_verdict"], "fail");
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// `--color always` colours the text report even into a pipe, `never` and
+/// the default (a pipe is not a terminal) do not.
+#[test]
+fn color_flag_decides_ansi_escapes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |extra: &[&str]| {
+        let mut args = extra.to_vec();
+        args.extend(["check", "--ruleset", "5.0.0", "examples/Example"]);
+        String::from_utf8_lossy(&mlaudit(&args, dir).stdout).into_owned()
+    };
+    assert!(run(&["--color", "always"]).contains("\u{1b}["));
+    assert!(!run(&["--color", "never"]).contains('\u{1b}'));
+    assert!(!run(&[]).contains('\u{1b}'));
+}

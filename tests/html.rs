@@ -15,13 +15,25 @@
 //!   package (v5.0 NVIDIA, 241 logs), which must stay under 5 MB;
 //!   screenshot `target/tmp/html-report/nvidia-v5.0.png`.
 //!
-//! The browser tests print `skipped: chromium not found` without Chromium
-//! (`.ci/run` installs it when it can).
+//! The browser tests say `skipped: chromium not found` on the terminal
+//! without Chromium, and fail when `CI` is set (`.ci/run` installs it).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// Says on the terminal, past the harness's capture, that a test could not
+/// run for want of `what`; with `CI` set that is a failure, since CI has
+/// every input.
+fn skip(what: &str) {
+    use std::io::Write;
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} not found, and CI is set: the test cannot run"
+    );
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {what} not found");
+}
 
 fn manifest() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -381,7 +393,7 @@ fn screenshot(bin: &Path, page: &Path, png: &Path) {
 #[test]
 fn report_renders_in_chromium() {
     let Some(bin) = chromium() else {
-        println!("skipped: chromium not found");
+        skip("chromium");
         return;
     };
     let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -424,7 +436,7 @@ fn report_renders_in_chromium() {
 fn corpus_report_renders_in_chromium() {
     let round = manifest().join("../shared/corpus/v5.0");
     if !round.join("NVIDIA").is_dir() {
-        println!("skipped: ../shared/corpus/v5.0/NVIDIA not found");
+        skip("../shared/corpus/v5.0/NVIDIA");
         return;
     }
     let page = artifacts().join("nvidia-v5.0.html");
@@ -432,7 +444,7 @@ fn corpus_report_renders_in_chromium() {
     assert!(html.len() < 5 << 20, "report is {} bytes", html.len());
     println!("v5.0 NVIDIA report: {} bytes", html.len());
     let Some(bin) = chromium() else {
-        println!("skipped: chromium not found");
+        skip("chromium");
         return;
     };
     let dom = dump_dom(&bin, &page);

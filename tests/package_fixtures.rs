@@ -335,8 +335,7 @@ fn links_out_and_loops_are_not_followed_and_nothing_is_written() {
 #[test]
 fn every_emitted_code_is_documented() {
     let reg = mlaudit::rulebook::codes::CodeRegistry::load(&RuleSource::Embedded).unwrap();
-    let literal =
-        regex::Regex::new(r#""((?:PKG|SYS|SEED)\d{3})",\s*Severity::(\w+)"#).unwrap();
+    let literal = regex::Regex::new(r#""((?:PKG|SYS|SEED)\d{3})",\s*Severity::(\w+)"#).unwrap();
     let typed = regex::Regex::new(r"code::((?:PKG|SYS|SEED)\d{3})\b").unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut seen = 0;

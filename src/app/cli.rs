@@ -13,8 +13,19 @@ pub struct Cli {
     /// Read rule data from this folder instead of the built-in rules.
     #[arg(long, global = true, value_name = "DIR")]
     pub rules: Option<PathBuf>,
+    /// When to colour the text report: auto (a terminal, unless NO_COLOR is
+    /// set or CLICOLOR_FORCE asks for it), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
     #[command(subcommand)]
     pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

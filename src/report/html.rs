@@ -12,7 +12,6 @@
 //! without JavaScript; the small script only sorts tables and filters the
 //! findings. Output is deterministic: no timestamps, everything sorted.
 
-mod sha256;
 pub mod svg;
 
 use crate::aggregate::package::Verdict as FolderVerdict;
@@ -64,6 +63,14 @@ pub fn write_report(
         .map_err(|e| anyhow::anyhow!("{}: cannot write the HTML report: {e}", path.display()))
 }
 
+/// The base64 SHA-256 digest of the page's script, which the
+/// Content-Security-Policy names as the one script allowed to run.
+fn script_hash() -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(SCRIPT.as_bytes()))
+}
+
 /// The page as a string.
 pub fn render(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> anyhow::Result<String> {
     let page = build_page(outcome, opts);
@@ -75,7 +82,7 @@ pub fn render(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> anyhow::Result<
     let tmpl = env.get_template("report.html")?;
     let csp = format!(
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{}'; base-uri 'none'; form-action 'none'",
-        sha256::base64(&sha256::digest(SCRIPT.as_bytes()))
+        script_hash()
     );
     let html = tmpl.render(context! {
         page => Value::from_serialize(&page),
@@ -741,6 +748,19 @@ fn folder_view(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_script_hash_is_sha256_in_base64() {
+        // `printf '' | openssl dgst -sha256 -binary | base64` for the empty
+        // string, and the hash is 44 characters of base64 for the script.
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        assert_eq!(
+            base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(b"")),
+            "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="
+        );
+        assert_eq!(script_hash().len(), 44);
+    }
 
     #[test]
     fn only_constants_are_unescaped() {
