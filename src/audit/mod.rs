@@ -169,9 +169,11 @@ fn check_tree(
     let checked: Vec<(LogCheck, OnePass)> = files
         .par_iter()
         .map(|(f, dir)| {
-            let log = rules::check_file(&rules.compliance, &f.fs, &f.path);
             let division = dir.and_then(|d| division_of(&d.system));
-            let pass = read_once(rules, opts, f, *dir, division);
+            let mut collectors = Collectors::new(rules, *dir);
+            let log =
+                rules::check_file_observed(&rules.compliance, &f.fs, &f.path, &mut collectors);
+            let pass = collectors.finish(rules, opts, f, *dir, division);
             progress.advance();
             (log, pass)
         })
@@ -357,73 +359,112 @@ struct OnePass {
     facts: Option<LogFacts>,
 }
 
-/// The one pass over a result log besides compliance: the policy findings
-/// and, for a log in a benchmark folder, what the statistics and the
-/// package rules read. An unreadable log gives a POL040 warning, a run
-/// with nothing logged, and facts with the read error (PKG010).
-fn read_once(
-    rules: &Rules,
-    opts: &CheckOptions,
-    f: &FileRef,
-    dir: Option<&BenchmarkDir>,
-    division: Option<&str>,
-) -> OnePass {
-    let mut pol = rules.policy.as_ref().map(policy::Collector::new);
-    let mut run = dir.map(|_| RunCollector::default());
-    let mut pkg = dir.map(|_| logscan::Collector::default());
-    let mut hash = ContentHash::default();
-    let want_all = pol.is_some();
-    let read = std::fs::File::open(&f.fs).and_then(|file| {
-        crate::mllog::scan_records_raw(
-            file,
-            |k| want_all || stats::reader::wanted(k) || logscan::wanted(k),
-            |r| {
-                let e = r.to_event();
-                if let Some(p) = pol.as_mut() {
-                    p.event(&e);
-                }
-                if let Some(c) = pkg.as_mut() {
-                    if logscan::wanted(&e.key) {
-                        c.event(&e);
-                    }
-                }
-                if let Some(run) = run.as_mut() {
-                    run.event(e);
-                }
-            },
-            |raw| hash.add(raw),
-        )
-    });
-    let shown = std::path::Path::new(&f.path);
-    let run = run.map(|c| c.finish(hash, shown, &rules.stats.rcp, opts.bert_train_samples));
-    let (read, facts) = match read {
-        Ok(summary) => {
-            let facts = pkg.map(|c| c.finish(&f.path, Ok(summary)));
-            (Ok(()), facts)
+/// Everything besides compliance that reads a result log, fed by the
+/// compliance engine's own read ([`rules::Observer`]), so each log is read
+/// once: the policy signals and, for a log in a benchmark folder, what the
+/// statistics and the package rules need.
+struct Collectors<'a> {
+    pol: Option<policy::Collector<'a>>,
+    run: Option<RunCollector>,
+    pkg: Option<logscan::Collector>,
+    hash: ContentHash,
+    want_all: bool,
+    /// How the read ended: its summary, or why it failed.
+    read: Option<Result<crate::mllog::ScanSummary, std::io::Error>>,
+}
+
+impl<'a> Collectors<'a> {
+    fn new(rules: &'a Rules, dir: Option<&BenchmarkDir>) -> Collectors<'a> {
+        let pol = rules.policy.as_ref().map(policy::Collector::new);
+        Collectors {
+            want_all: pol.is_some(),
+            pol,
+            run: dir.map(|_| RunCollector::default()),
+            pkg: dir.map(|_| logscan::Collector::default()),
+            hash: ContentHash::default(),
+            read: None,
         }
-        Err(e) => {
-            let msg = e.to_string();
-            let facts = pkg.map(|c| c.finish(&f.path, Err(e)));
-            (Err(msg), facts)
+    }
+
+    /// The policy findings, the run and the package facts. An unreadable
+    /// log gives a POL040 warning, a run with nothing logged, and facts
+    /// with the read error (PKG010).
+    fn finish(
+        self,
+        rules: &Rules,
+        opts: &CheckOptions,
+        f: &FileRef,
+        dir: Option<&BenchmarkDir>,
+        division: Option<&str>,
+    ) -> OnePass {
+        let shown = std::path::Path::new(&f.path);
+        let run = self
+            .run
+            .map(|c| c.finish(self.hash, shown, &rules.stats.rcp, opts.bert_train_samples));
+        let read = self
+            .read
+            .unwrap_or_else(|| Err(std::io::Error::other("the log was not read")));
+        let (read, facts) = match read {
+            Ok(summary) => {
+                let facts = self.pkg.map(|c| c.finish(&f.path, Ok(summary)));
+                (Ok(()), facts)
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                let facts = self.pkg.map(|c| c.finish(&f.path, Err(e)));
+                (Err(msg), facts)
+            }
+        };
+        let policy = match (rules.policy.as_ref(), self.pol, read) {
+            (Some(p), Some(c), Ok(_)) => policy::check_facts(
+                p,
+                dir.map(|d| d.benchmark.as_str()),
+                division,
+                &f.path,
+                &c.finish(),
+            ),
+            (Some(p), _, Err(e)) => vec![Finding::of(
+                code::POL040,
+                &f.path,
+                format!("cannot read the log for the policy checks: {e}"),
+            )
+            .with_help(p.help("POL040"))],
+            _ => Vec::new(),
+        };
+        OnePass { policy, run, facts }
+    }
+}
+
+impl rules::Observer for Collectors<'_> {
+    fn wants(&mut self, key: &str) -> bool {
+        self.want_all || stats::reader::wanted(key) || logscan::wanted(key)
+    }
+
+    fn record(&mut self, r: &crate::mllog::Record<'_>) {
+        let e = r.to_event();
+        if let Some(p) = self.pol.as_mut() {
+            p.event(&e);
         }
-    };
-    let policy = match (rules.policy.as_ref(), pol, read) {
-        (Some(p), Some(c), Ok(_)) => policy::check_facts(
-            p,
-            dir.map(|d| d.benchmark.as_str()),
-            division,
-            &f.path,
-            &c.finish(),
-        ),
-        (Some(p), _, Err(e)) => vec![Finding::of(
-            code::POL040,
-            &f.path,
-            format!("cannot read the log for the policy checks: {e}"),
-        )
-        .with_help(p.help("POL040"))],
-        _ => Vec::new(),
-    };
-    OnePass { policy, run, facts }
+        if let Some(c) = self.pkg.as_mut() {
+            if logscan::wanted(&e.key) {
+                c.event(&e);
+            }
+        }
+        if let Some(run) = self.run.as_mut() {
+            run.event(e);
+        }
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        self.hash.add(bytes);
+    }
+
+    fn done(&mut self, read: Result<&crate::mllog::ScanSummary, &std::io::Error>) {
+        self.read = Some(match read {
+            Ok(s) => Ok(s.clone()),
+            Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        });
+    }
 }
 
 /// The system descriptions that parse as JSON objects, by id (the system

@@ -93,13 +93,49 @@ pub fn check_file(ruleset: &Ruleset, path: &Path, display: &str) -> LogCheck {
         }
         Ok(Box::new(f))
     };
-    check_source(ruleset, &mut open, display)
+    check_source(ruleset, &mut open, display, None)
+}
+
+/// What else reads a log's records while the rules read it: the collectors
+/// of the one pass per log (policy signals, the run's statistics facts,
+/// the package facts). It sees the first read of the log only; the rules
+/// read the file again only when a pack is included after the replay
+/// buffer was given up.
+pub trait Observer {
+    /// Whether a well-formed record with this key should be decoded and
+    /// handed to [`Observer::record`].
+    fn wants(&mut self, key: &str) -> bool;
+    /// A well-formed record it wants, in file order.
+    fn record(&mut self, r: &Record<'_>);
+    /// The bytes from the marker to the end of every line that carries one
+    /// (what a content hash of the MLLOG part needs).
+    fn raw(&mut self, bytes: &[u8]);
+    /// The read is over: its summary, or why the log could not be read.
+    fn done(&mut self, read: Result<&ScanSummary, &std::io::Error>);
+}
+
+/// [`check_file`], handing every record it reads to `observer` as well, so
+/// the log is read once for the rules and for everything else.
+pub fn check_file_observed(
+    ruleset: &Ruleset,
+    path: &Path,
+    display: &str,
+    observer: &mut dyn Observer,
+) -> LogCheck {
+    let mut open = || -> std::io::Result<Box<dyn Read>> {
+        let f = std::fs::File::open(path)?;
+        if f.metadata()?.is_dir() {
+            return Err(std::io::Error::other("is a directory, not a log file"));
+        }
+        Ok(Box::new(f))
+    };
+    check_source(ruleset, &mut open, display, Some(observer))
 }
 
 /// Checks a log held in memory, reporting it as `display`.
 pub fn check_bytes(ruleset: &Ruleset, bytes: &[u8], display: &str) -> LogCheck {
     let mut open = || -> std::io::Result<Box<dyn Read + '_>> { Ok(Box::new(bytes)) };
-    check_source(ruleset, &mut open, display)
+    check_source(ruleset, &mut open, display, None)
 }
 
 fn unreadable(display: &str, e: &std::io::Error) -> LogCheck {
@@ -133,11 +169,12 @@ fn check_source<'s>(
     ruleset: &Ruleset,
     open: &mut dyn FnMut() -> std::io::Result<Box<dyn Read + 's>>,
     display: &str,
+    observer: Option<&mut dyn Observer>,
 ) -> LogCheck {
     let mut run = Run::new(ruleset, display);
     run.new_instance(ROOT_PACK, None, None);
     let mut facts = Facts::default();
-    let summary = match run.passes(open, Some(&mut facts)) {
+    let summary = match run.passes(open, Some(&mut facts), observer) {
         Ok(Some(s)) => s,
         Ok(None) => ScanSummary::default(),
         Err(e) => return unreadable(display, &e),

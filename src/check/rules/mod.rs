@@ -9,5 +9,5 @@ pub mod pack;
 mod walk;
 pub mod watchdog;
 
-pub use engine::{check_bytes, check_file, LogCheck, Verdict};
+pub use engine::{check_bytes, check_file, check_file_observed, LogCheck, Observer, Verdict};
 pub use load::{available_rulesets, available_versions, LoadError, Ruleset};

@@ -4,8 +4,8 @@
 //! earlier errors by later packs. [`super::engine`] drives it.
 
 use super::engine::{
-    scope, to_ev, Ev, EventObj, Facts, Scope, StateObj, MAX_FINDINGS_PER_RULE, MAX_GROUPS,
-    MAX_PACK_RUNS, REPLAY_BYTES, REPLAY_EVENTS,
+    scope, to_ev, Ev, EventObj, Facts, Observer, Scope, StateObj, MAX_FINDINGS_PER_RULE,
+    MAX_GROUPS, MAX_PACK_RUNS, REPLAY_BYTES, REPLAY_EVENTS,
 };
 use super::expr::Expr;
 use super::load::{Check, Pack, Rule, Ruleset};
@@ -158,6 +158,7 @@ impl<'a, 'r> Run<'a, 'r> {
         &mut self,
         open: &mut dyn FnMut() -> std::io::Result<Box<dyn Read + 's>>,
         mut facts: Option<&mut Facts>,
+        mut observer: Option<&mut dyn Observer>,
     ) -> std::io::Result<Option<ScanSummary>> {
         let mut first = None;
         loop {
@@ -171,15 +172,32 @@ impl<'a, 'r> Run<'a, 'r> {
             if live.is_empty() {
                 return Ok(first);
             }
-            let reader = open()?;
+            let reader = match open() {
+                Ok(r) => r,
+                Err(e) => {
+                    if let Some(o) = observer.take() {
+                        o.done(Err(&e));
+                    }
+                    return Err(e);
+                }
+            };
+            // The observer sees the first read only, through a RefCell:
+            // the scan's three callbacks each need it.
+            let obs = std::cell::RefCell::new(observer.take());
             let mut buffer: Vec<Ev> = Vec::new();
             let mut buffer_bytes = 0usize;
             let mut buffering = true;
             let keys = &self.ruleset.keys;
-            let summary = mllog::scan_records(
+            let summary = mllog::scan_records_raw(
                 reader,
-                |k| keys.contains(k),
+                |k| keys.contains(k) || obs.borrow_mut().as_mut().is_some_and(|o| o.wants(k)),
                 |r| {
+                    if let Some(o) = obs.borrow_mut().as_mut() {
+                        o.record(r);
+                        if !keys.contains(r.key.as_ref()) {
+                            return;
+                        }
+                    }
                     if let Some(f) = facts.as_deref_mut() {
                         f.note(r);
                     }
@@ -212,7 +230,16 @@ impl<'a, 'r> Run<'a, 'r> {
                         live.push(c);
                     }
                 },
-            )?;
+                |raw| {
+                    if let Some(o) = obs.borrow_mut().as_mut() {
+                        o.raw(raw);
+                    }
+                },
+            );
+            if let Some(o) = obs.into_inner() {
+                o.done(summary.as_ref());
+            }
+            let summary = summary?;
             for &i in &live {
                 self.insts[i].phase = Phase::Read;
             }
@@ -257,7 +284,7 @@ impl<'a, 'r> Run<'a, 'r> {
                     || t.key.as_ref().is_none_or(|k| !pack.by_key.contains_key(k))
             });
             if self.insts[j].phase == Phase::Fresh {
-                self.passes(open, None)?;
+                self.passes(open, None, None)?;
             }
             // This run's aggregates also see earlier runs' virtual events.
             for ev in &virt_all {
@@ -269,7 +296,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 self.feed(j, ev, false, &mut born);
             }
             if self.insts.iter().any(|i| i.phase == Phase::Fresh) {
-                self.passes(open, None)?;
+                self.passes(open, None, None)?;
             }
             self.insts[j].end(self.display);
             self.insts[j].phase = Phase::Done;
