@@ -5,12 +5,17 @@
 #      peak RSS (on a copy in a temporary folder: the official tool rewrites
 #      scaling.json inside the tree);
 #   2. `mlaudit log` throughput over the package's result logs vs a plain
-#      line scan (`cat | wc -l`) of the same bytes.
+#      line scan (`cat | wc -l`) of the same bytes;
+#   3. `mlaudit check` on a package with many implementation configs (v5.1
+#      GigaComputing, about 1,000 config files) with and without its
+#      `benchmarks/` folder: what configuration scanning costs.
 # Prints figures only; nothing here is asserted.
 #
 # Environment: MLAUDIT_CORPUS (default ../shared/corpus beside the checkout),
 # BENCH_ROUND (v5.0), BENCH_ORG (NVIDIA), BENCH_RULESET (5.0.0),
-# MLPERF_PYTHON (/opt/mlperf-venv/bin/python), BENCH_RUNS (3; best run kept).
+# MLPERF_PYTHON (/opt/mlperf-venv/bin/python, else /work/venv-mlperf/bin/python),
+# BENCH_RUNS (3; best run kept), BENCH_CONFIG_ROUND (v5.1),
+# BENCH_CONFIG_ORG (GigaComputing), BENCH_CONFIG_RULESET (5.1.0).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +24,7 @@ round=${BENCH_ROUND:-v5.0}
 org=${BENCH_ORG:-NVIDIA}
 ruleset=${BENCH_RULESET:-5.0.0}
 py=${MLPERF_PYTHON:-/opt/mlperf-venv/bin/python}
+[ -x "$py" ] || py=/work/venv-mlperf/bin/python
 runs=${BENCH_RUNS:-3}
 src="$corpus/$round/$org"
 
@@ -89,3 +95,26 @@ printf '%-34s %8s s wall %6s s CPU %6.0f MB/s  (%.1f MiB)\n' "mlaudit log (all r
 printf '%-34s %8s s wall %6s s CPU %6.0f MB/s\n' "line scan (cat | wc -l)" "$w_s" "$w_cpu" "$(rate "$w_s")"
 printf '%-34s %8.1fx the line scan time, %.1f MB peak\n' "mlaudit log" \
   "$(calc "($l_s + 0.005) / ($w_s + 0.005)")" "$(calc "$l_kb / 1024")"
+
+echo
+
+# 3. Configuration scanning: the same package with and without benchmarks/.
+cfg_round=${BENCH_CONFIG_ROUND:-v5.1}
+cfg_org=${BENCH_CONFIG_ORG:-GigaComputing}
+cfg_ruleset=${BENCH_CONFIG_RULESET:-5.1.0}
+cfg_src="$corpus/$cfg_round/$cfg_org"
+if [ -d "$cfg_src/benchmarks" ]; then
+  mkdir -p "$tmp/with" "$tmp/without"
+  cp -r "$cfg_src" "$tmp/with/$cfg_org"
+  cp -r "$cfg_src" "$tmp/without/$cfg_org"
+  rm -rf "$tmp/without/$cfg_org/benchmarks"
+  n_cfg=$(find "$tmp/with/$cfg_org/benchmarks" -type f | wc -l)
+  read -r c_s _ c_cpu < <(cd "$tmp/with" && best_of "$mlaudit" check --ruleset "$cfg_ruleset" "$cfg_org")
+  read -r n_s _ n_cpu < <(cd "$tmp/without" && best_of "$mlaudit" check --ruleset "$cfg_ruleset" "$cfg_org")
+  printf '%-34s %8s s wall %6s s CPU  (%d config files)\n' "check $cfg_round/$cfg_org" "$c_s" "$c_cpu" "$n_cfg"
+  printf '%-34s %8s s wall %6s s CPU\n' "  without benchmarks/" "$n_s" "$n_cpu"
+  printf '%-34s %7.0f%% of the CPU time\n' "  configuration scanning" \
+    "$(calc "100 * ($c_cpu - $n_cpu) / ($c_cpu + 0.005)")"
+else
+  echo "configuration scanning: skipped (no $cfg_src/benchmarks)"
+fi
