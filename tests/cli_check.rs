@@ -200,6 +200,7 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
         .collect();
     score_cov.report("score rows");
     let mut scored = 0;
+    let mut stale_scaling = 0;
     for r in &score_rows {
         let system = r["details_url_system"].trim_end_matches(".json");
         let k = (
@@ -215,13 +216,37 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
         };
         scored += 1;
         let got = b["score"]["minutes"].as_f64().unwrap_or(f64::NAN);
-        if !close(got, want, 1e-6) {
-            bad.push(format!("{k:?}: score want {want}, got {got}"));
+        if close(got, want, 1e-6) {
+            continue;
+        }
+        // The summarizer scales by the folder's scaling.json as it finds it.
+        // The corpus was summarized on fresh copies, so a published file
+        // written against older RCP data (v4.0 Google gpt3 3072: 1.0104 where
+        // the 4.0.0 RCP check writes none) scales the official score; in the
+        // official order (package_checker rewrites scaling.json, then the
+        // summarizer) and in mlaudit, the factor is the RCP check's own.
+        // Deliberate difference, rules/README.md "Training 4.0.0".
+        let folder = corpus
+            .join(&r["round"])
+            .join(&r["submitter"])
+            .join("results")
+            .join(system)
+            .join(&r["benchmark"]);
+        let published = std::fs::read_to_string(folder.join("scaling.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|j| j["scaling_factor"].as_f64());
+        let ours = b["score"]["scaling_factor"].as_f64().unwrap_or(f64::NAN);
+        match published {
+            Some(f) if !close(f, ours, 1e-9) && close(got, want / f * ours, 1e-6) => {
+                stale_scaling += 1;
+            }
+            _ => bad.push(format!("{k:?}: score want {want}, got {got}")),
         }
     }
 
     common::say(&format!(
-        "cli_check: packages: {}, rcp folders: {}, scored folders: {scored}, differences: {}",
+        "cli_check: packages: {}, rcp folders: {}, scored folders: {scored} ({stale_scaling} scaled by a stale published scaling.json officially), differences: {}",
         runs.len(),
         rcp_rows.len(),
         bad.len()

@@ -3,7 +3,7 @@
 //!
 //! In scope: `v` (the current event: `v.key`, `v.value`, `v.metadata`,
 //! `v.time_ms`, `v.line`, `v.event_type`) and `s` (the pack's state).
-//! Functions: `ceil`, `floor`, `abs`, `sqrt`, `min`, `max`, `int`, `float`,
+//! Functions: `ceil`, `floor`, `abs`, `sqrt`, `log2`, `min`, `max`, `int`, `float`,
 //! `is_integer`, `isclose`, `is_number`, `is_string`. Evaluation is bounded by
 //! fuel, so no rule can hang the tool, and the language has no file or
 //! network access.
@@ -18,6 +18,7 @@ pub const FUNCTIONS: &[&str] = &[
     "floor",
     "abs",
     "sqrt",
+    "log2",
     "min",
     "max",
     "int",
@@ -156,6 +157,15 @@ fn env() -> &'static Environment<'static> {
             }
         });
         env.add_function("sqrt", |x: f64| x.sqrt());
+        // Python's math.log2 raises on 0 and negative numbers (ResNet 1.0-4.0 weight decay).
+        env.add_function("log2", |x: Value| -> Result<f64, Error> {
+            let f = number(&x)?;
+            if f > 0.0 {
+                Ok(f.log2())
+            } else {
+                Err(type_error("log2", &x))
+            }
+        });
         env.add_function("min", |args: Rest<Value>| extreme(&args, true));
         env.add_function("max", |args: Rest<Value>| extreme(&args, false));
         env.add_function("int", |x: Value| -> Result<Value, Error> {

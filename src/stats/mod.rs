@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn stats_data_loads_for_every_ruleset() {
-        for v in ["4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"] {
+        for v in ["4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"] {
             let cfg = StatsConfig::load(&RuleSource::Embedded, v).unwrap_or_else(|e| panic!("{e}"));
             for bm in RuleSource::Embedded.list(&format!("training/{v}/rcp")) {
                 let bm = bm.trim_end_matches(".yaml");
