@@ -247,8 +247,13 @@ fn count_extra_statistics_findings() {
                 ));
             }
         }
+        // Only where the official checker fails the folder too (older rounds).
+        let official_fail = c
+            .rcp_rows
+            .iter()
+            .any(|r| key(r, "system") == *k && r["verdict"] == "FAIL");
         assert!(
-            rep.rcp.verdict != Verdict::Fail,
+            rep.rcp.verdict != Verdict::Fail || official_fail,
             "{k:?}: {}",
             rep.rcp.message
         );

@@ -44,6 +44,14 @@ pub struct RcpParams {
 pub struct SdParams {
     pub fid_max: f64,
     pub clip_min: f64,
+    /// The eval_accuracy metadata field that positions a checkpoint
+    /// (`step_num` in training 3.1.0, `samples_count` later).
+    #[serde(default = "default_sd_step_field")]
+    pub step_field: String,
+}
+
+fn default_sd_step_field() -> String {
+    "samples_count".to_string()
 }
 
 #[derive(Debug, Clone, Deserialize)]
