@@ -39,6 +39,7 @@ fn corpus_packages_get_the_official_verdict_and_warnings() {
     assert!(!packages.is_empty(), "no corpus package has rules");
     let numbers = Regex::new(r"\b\d+\b").unwrap();
     let source = RuleSource::Embedded;
+    let codes = mlaudit::codes::CodeRegistry::load(&source).unwrap();
     let mut failures = Vec::new();
     for row in &packages {
         let (round, sub) = (&row["round"], &row["submitter"]);
@@ -66,7 +67,14 @@ fn corpus_packages_get_the_official_verdict_and_warnings() {
             unknown_log.borrow()
         );
         let want = row["verdict"].to_lowercase();
-        let got = serde_json::to_value(report.verdict).unwrap();
+        // The official verdict leaves out mlaudit's own checks (codes marked
+        // `extra`, e.g. PKG019 on v3.0 Intel's open system whose logs say
+        // closed); tests/cli_check.rs checks that `verdict` keeps them.
+        let official_fail = report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && !codes.is_extra(&f.code));
+        let got = if official_fail { "fail" } else { "pass" };
         if got != want.as_str() {
             let errors: Vec<_> = report
                 .findings
