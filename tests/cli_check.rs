@@ -93,7 +93,8 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
         .map(|r| {
             (
                 (r["round"].clone(), r["submitter"].clone()),
-                r["verdict"].clone(),
+                // A crash of the official tool is an official failure.
+                r["verdict"].replace("CRASH", "FAIL"),
             )
         })
         .collect();
@@ -167,6 +168,7 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
         .collect();
     rcp_cov.report("RCP folders");
     let mut open_rcp = 0;
+    let mut crash_rcp = 0;
     for r in &rcp_rows {
         let k = (
             r["round"].clone(),
@@ -177,6 +179,16 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
             continue;
         };
         let rcp = &b["rcp"];
+        if r["verdict"] == "CRASH" {
+            // KeyError 'dlrm' / 'minigo' in the official checker: mlaudit
+            // skips minigo (as package_checker) and checks dlrm for real.
+            crash_rcp += 1;
+            let na = rcp["verdict"] == "not_applicable";
+            if na != r["benchmark"].ends_with("minigo") || rcp["verdict"].is_null() {
+                bad.push(format!("{k:?}: official crash, got {rcp}"));
+            }
+            continue;
+        }
         // The standalone rcp_checker does not know the division; the package
         // checker, like `mlaudit check`, runs no RCP check on an open folder.
         // tests/stats_corpus.rs compares these rows with the standalone tool.
@@ -261,7 +273,7 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
     }
 
     common::say(&format!(
-        "cli_check: packages: {}, rcp folders: {} ({open_rcp} open: not applicable), scored folders: {scored} ({stale_scaling} scaled officially by the published scaling.json, not the RCP check's), differences: {}",
+        "cli_check: packages: {}, rcp folders: {} ({open_rcp} open: not applicable, {crash_rcp} official crashes), scored folders: {scored} ({stale_scaling} scaled officially by the published scaling.json, not the RCP check's), differences: {}",
         runs.len(),
         rcp_rows.len(),
         bad.len()

@@ -4,7 +4,8 @@
 //! In scope: `v` (the current event: `v.key`, `v.value`, `v.metadata`,
 //! `v.time_ms`, `v.line`, `v.event_type`) and `s` (the pack's state).
 //! Functions: `ceil`, `floor`, `abs`, `sqrt`, `log2`, `min`, `max`, `int`, `float`,
-//! `is_integer`, `isclose`, `is_number`, `is_string`, `is_int`, `len`. Evaluation is bounded by
+//! `is_integer`, `isclose`, `is_number`, `is_string`, `is_int`, `len`,
+//! `sorted`. Evaluation is bounded by
 //! fuel, so no rule can hang the tool, and the language has no file or
 //! network access.
 
@@ -29,6 +30,7 @@ pub const FUNCTIONS: &[&str] = &[
     "is_string",
     "is_int",
     "len",
+    "sorted",
 ];
 
 /// Fields of the event object `v`.
@@ -213,6 +215,15 @@ fn env() -> &'static Environment<'static> {
         // fraction or exponent (RNN-T data_train_num_buckets, 1.0-3.1), or a bool.
         env.add_function("is_int", |x: Value| {
             x.kind() == ValueKind::Bool || (x.kind() == ValueKind::Number && x.is_integer())
+        });
+        // Python's sorted() of a list (the weights_initialization tensor lists, 1.1-2.1).
+        env.add_function("sorted", |x: Value| -> Result<Value, Error> {
+            let mut items: Vec<Value> = x
+                .try_iter()
+                .map_err(|_| type_error("sorted", &x))?
+                .collect();
+            items.sort();
+            Ok(Value::from(items))
         });
         // Python's len() of a string, list or object (Mask R-CNN decay steps).
         env.add_function("len", |x: Value| -> Result<usize, Error> {
@@ -454,6 +465,15 @@ mod tests {
             Some(Value::from(3))
         );
         assert!(eval("len(v.value)", v(serde_json::json!(8))).is_err());
+        assert_eq!(
+            eval(
+                "sorted(v.value + ['a']) == sorted(['a', 'c', 'b'])",
+                v(serde_json::json!(["c", "b"]))
+            )
+            .ok(),
+            Some(Value::from(true))
+        );
+        assert!(eval("sorted(v.value)", v(serde_json::json!(8))).is_err());
     }
 
     #[test]

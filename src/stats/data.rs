@@ -37,6 +37,10 @@ pub struct RcpParams {
     /// Samples subtracted from Min Epochs before the pass test, per benchmark.
     pub min_epochs_relaxation: BTreeMap<String, f64>,
     pub stable_diffusion: SdParams,
+    /// Benchmarks with no RCP check, and why (MiniGo: the official package
+    /// checker skips it).
+    #[serde(default)]
+    pub not_checked: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

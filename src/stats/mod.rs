@@ -114,6 +114,10 @@ pub fn analyse(
                 ..RcpResult::not_applicable("Could not detect submission_benchmark")
             }
         }
+        Some(bm) if cfg.rcp.not_checked.contains_key(bm) => RcpResult {
+            global_batch_size: subm.global_batch_size,
+            ..RcpResult::not_applicable(cfg.rcp.not_checked[bm].clone())
+        },
         Some(bm) => {
             let table = RcpTable::load(source, ruleset, bm)?;
             let set = table
