@@ -23,7 +23,7 @@ import sys
 
 # Newest first: a round whose inherit.yaml takes compliance/ from a round
 # with the same list (the ruleset named in the text aside) gets no file.
-RULESETS = ["2.1.0", "2.0.0"]
+RULESETS = ["2.1.0", "2.0.0", "1.1.0"]
 CHUNK = 3000
 
 
@@ -82,10 +82,16 @@ def inherited_from(root, ruleset):
     return m.group(1) if m and "compliance" in text else None
 
 
-def same_as(path, text, ruleset, base):
-    if not os.path.exists(path):
-        return False
-    return open(path).read().replace(base, "X") == text.replace(ruleset, "X")
+def same_as(root, base, name, text, ruleset):
+    """Whether `base` (or the round it inherits the file from) has this list."""
+    for _ in range(16):
+        path = os.path.join(root, base, "compliance", name)
+        if os.path.exists(path):
+            return open(path).read().replace(base, "X") == text.replace(ruleset, "X")
+        base = inherited_from(root, base)
+        if not base:
+            return False
+    return False
 
 
 def main():
@@ -107,8 +113,7 @@ def main():
             out = os.path.join(root, ruleset, "compliance", f"init_{bm}.yaml")
             text = pack(ruleset, bm, names, rel)
             base = inherited_from(root, ruleset)
-            if base and same_as(os.path.join(root, base, "compliance", f"init_{bm}.yaml"),
-                                text, ruleset, base):
+            if base and same_as(root, base, f"init_{bm}.yaml", text, ruleset):
                 if os.path.exists(out):
                     os.remove(out)
                 print(f"{ruleset}/init_{bm}: {len(names)} tensors, inherited from {base}")
