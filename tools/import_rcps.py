@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-RULESETS = ["1.1.0", "2.0.0", "2.1.0", "3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"]
+RULESETS = ["1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"]
 # The official checker reads "samples to converge" for these benchmarks and
 # "Epochs to converge" for every other one (rcp_checker._process_raw_rcp_data).
 SAMPLES_KEY_BENCHMARKS = {"llama2_70b_lora", "flux1"}
