@@ -78,6 +78,8 @@ fn our_reason(msg: &str) -> (String, String) {
         ("count".into(), quoted(msg))
     } else if msg.starts_with("no '") {
         ("at_least_one".into(), quoted(msg))
+    } else if msg.starts_with("end-of-log check failed") {
+        ("end".into(), String::new())
     } else if msg.starts_with('\'') && msg.contains(" fails `") {
         ("check".into(), quoted(msg))
     } else {
@@ -132,12 +134,21 @@ fn corpus_logs_get_the_official_verdict() {
             continue;
         }
         if !row.pass {
-            // A CHECK message spans lines; its "failed test:" line is not a reason of its own.
+            // A CHECK message spans lines; its "failed test:" line is not a
+            // reason of its own. A "failed test:" line after anything else is
+            // a failed END check (training 1.1.0-2.1.0 weights_initialization
+            // lists), which the official checker prints bare.
             let official: BTreeSet<_> = row
                 .messages
                 .iter()
-                .filter(|m| !m.starts_with("failed test:"))
-                .map(|m| official_reason(m))
+                .enumerate()
+                .filter_map(|(i, m)| {
+                    if !m.starts_with("failed test:") {
+                        return Some(official_reason(m));
+                    }
+                    let after_check = i > 0 && row.messages[i - 1].starts_with("CHECK for");
+                    (!after_check).then(|| ("end".to_string(), String::new()))
+                })
                 .collect();
             let ours: BTreeSet<_> = errors
                 .iter()

@@ -40,6 +40,7 @@ fn corpus_packages_get_the_official_verdict_and_warnings() {
     assert!(!packages.is_empty(), "no corpus package has rules");
     let numbers = Regex::new(r"\b\d+\b").unwrap();
     let source = RuleSource::Embedded;
+    let codes = mlaudit::rulebook::codes::CodeRegistry::load(&source).unwrap();
     let mut failures = Vec::new();
     for row in &packages {
         let (round, sub) = (&row["round"], &row["submitter"]);
@@ -66,8 +67,16 @@ fn corpus_packages_get_the_official_verdict_and_warnings() {
             "{round}/{sub}: logs not in compliance.tsv: {:?}",
             unknown_log.borrow()
         );
-        let want = row["verdict"].to_lowercase();
-        let got = serde_json::to_value(report.verdict).unwrap();
+        // A crash of the official tool is an official failure (rules/README.md).
+        let want = row["verdict"].to_lowercase().replace("crash", "fail");
+        // The official verdict leaves out mlaudit's own checks (codes marked
+        // `extra`, e.g. PKG019 on v3.0 Intel's open system whose logs say
+        // closed); tests/cli_check.rs checks that `verdict` keeps them.
+        let official_fail = report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && !codes.is_extra(&f.code));
+        let got = if official_fail { "fail" } else { "pass" };
         if got != want.as_str() {
             let errors: Vec<_> = report
                 .findings
@@ -117,6 +126,17 @@ fn corpus_packages_get_the_official_verdict_and_warnings() {
             }
         }
         let ours_set: BTreeSet<_> = ours.iter().cloned().collect();
+        if row["verdict"] == "CRASH" {
+            // The official checker died part-way (KeyError 'dlrm'): the
+            // folders after the crash were never checked, so its warnings
+            // are a part of ours.
+            if !official.is_subset(&ours_set) {
+                failures.push(format!(
+                    "{round}/{sub}: official warnings before the crash not all ours\n ours: {ours_set:?}\n official: {official:?}"
+                ));
+            }
+            continue;
+        }
         if ours_set != official {
             failures.push(format!(
                 "{round}/{sub}: unknown-file warnings differ\n ours: {ours_set:?}\n official: {official:?}"

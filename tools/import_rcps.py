@@ -16,10 +16,14 @@ import json
 import os
 import sys
 
-RULESETS = ["4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"]
+RULESETS = ["1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"]
 # The official checker reads "samples to converge" for these benchmarks and
 # "Epochs to converge" for every other one (rcp_checker._process_raw_rcp_data).
 SAMPLES_KEY_BENCHMARKS = {"llama2_70b_lora", "flux1"}
+# Record "Benchmark" names that differ from the file's benchmark (training
+# 3.1.0 stable_diffusion records say "sd"); the official checker only reads
+# the field to pick the unit and the unet3d trim, so they are the same.
+ALIASES = {"sd": "stable_diffusion"}
 PROVENANCE = [("Creator", "creator"), ("When", "when"), ("Platform", "platform"),
               ("Precision", "precision")]
 
@@ -39,7 +43,7 @@ def convert(src, ruleset, benchmark, version):
     records = []
     for name, rec in raw.items():
         key = "samples to converge" if rec["Benchmark"] in SAMPLES_KEY_BENCHMARKS else "Epochs to converge"
-        if rec["Benchmark"] != benchmark:
+        if ALIASES.get(rec["Benchmark"], rec["Benchmark"]) != benchmark:
             sys.exit(f"{src}: record {name} is for {rec['Benchmark']}, not {benchmark}")
         records.append((rec["BS"], name, rec, rec[key]))
     # Stable sort by batch size, as the official checker does.

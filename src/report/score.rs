@@ -86,7 +86,7 @@ pub fn write_csv(
             b.benchmark.clone(),
             opt(score.minutes),
             opt(rcp.and_then(|r| r.global_batch_size)),
-            opt(rcp.and_then(|r| r.mean_epochs)),
+            opt(rcp.and_then(|r| r.samples_to_converge)),
             rcp_column(b).to_string(),
             score.scaling_factor.to_string(),
             score.runs_used.to_string(),

@@ -5,7 +5,9 @@
 //! - `codes/*.yaml`: documentation of every finding code (`rules explain`);
 //! - `<usage>/<version>/compliance/*.yaml`: log compliance rule packs;
 //! - `<usage>/<version>/package.yaml`: package rules of a round;
-//! - `<usage>/<version>/rcp/*.yaml`: reference convergence points.
+//! - `<usage>/<version>/rcp/*.yaml`: reference convergence points;
+//! - `<usage>/<version>/inherit.yaml`: optional; files of the round that are
+//!   missing are read from another round (see [`Inherit`]).
 
 use include_dir::{include_dir, Dir};
 use std::borrow::Cow;
@@ -31,8 +33,81 @@ impl RuleSource {
         }
     }
 
-    /// The text of the file at `rel`, or `None` when it does not exist.
+    /// The text of the file at `rel`, or `None` when it does not exist. A
+    /// file a round lacks is read from the round its `inherit.yaml` names,
+    /// when the path is one that file lets it inherit.
     pub fn read(&self, rel: &str) -> std::io::Result<Option<Cow<'static, str>>> {
+        let mut rel = rel.to_string();
+        for _ in 0..=MAX_INHERIT_DEPTH {
+            if let Some(text) = self.read_own(&rel)? {
+                return Ok(Some(text));
+            }
+            match self.inherited(&rel)? {
+                Some(base) => rel = base,
+                None => return Ok(None),
+            }
+        }
+        Err(too_deep(&rel))
+    }
+
+    /// Names of the entries directly under `rel`, sorted, the inherited
+    /// ones included; empty when `rel` is not a folder.
+    pub fn list(&self, rel: &str) -> Vec<String> {
+        self.list_depth(rel, 0)
+    }
+
+    fn list_depth(&self, rel: &str, depth: usize) -> Vec<String> {
+        let mut names = self.list_own(rel);
+        if depth < MAX_INHERIT_DEPTH {
+            if let Some(base) = self.inherited(rel).ok().flatten() {
+                for name in self.list_depth(&base, depth + 1) {
+                    let covered = self
+                        .inherited(&format!("{rel}/{name}"))
+                        .ok()
+                        .flatten()
+                        .is_some();
+                    if covered && !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+                names.sort();
+            }
+        }
+        names
+    }
+
+    /// Where a missing `<usage>/<version>/<rest>` is read from, when the
+    /// round has an `inherit.yaml` that covers `rest`.
+    fn inherited(&self, rel: &str) -> std::io::Result<Option<String>> {
+        let mut parts = rel.splitn(3, '/');
+        let (Some(usage), Some(version), Some(rest)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Ok(None);
+        };
+        if rest.is_empty() || rest == INHERIT_FILE {
+            return Ok(None);
+        }
+        let file = format!("{usage}/{version}/{INHERIT_FILE}");
+        let Some(text) = self.read_own(&file)? else {
+            return Ok(None);
+        };
+        let spec: Inherit = serde_yaml::from_str(&text).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: {e}", self.display(&file)),
+            )
+        })?;
+        let under = |p: &String| {
+            let p = p.trim_end_matches('/');
+            rest == p || rest.starts_with(&format!("{p}/"))
+        };
+        if !spec.inherit.iter().any(under) || spec.except.iter().any(under) {
+            return Ok(None);
+        }
+        Ok(Some(format!("{}/{rest}", spec.from.trim_end_matches('/'))))
+    }
+
+    fn read_own(&self, rel: &str) -> std::io::Result<Option<Cow<'static, str>>> {
         match self {
             RuleSource::Embedded => Ok(EMBEDDED
                 .get_file(rel)
@@ -48,9 +123,9 @@ impl RuleSource {
         }
     }
 
-    /// Names (not paths) of the entries directly under `rel`, sorted;
-    /// empty when `rel` is not a folder.
-    pub fn list(&self, rel: &str) -> Vec<String> {
+    /// Names (not paths) of the entries directly under `rel` in this
+    /// round's own folder.
+    fn list_own(&self, rel: &str) -> Vec<String> {
         let mut names: Vec<String> = match self {
             RuleSource::Embedded => {
                 let dir = if rel.is_empty() {
@@ -123,4 +198,100 @@ pub fn load_yaml<T: serde::de::DeserializeOwned>(
     serde_yaml::from_str(&text)
         .map(Some)
         .map_err(|e| DataError::new(source, rel, e.to_string()))
+}
+
+/// `<usage>/<version>/inherit.yaml`: a round shares files with another one
+/// instead of copying them. A file the round does not have itself, whose
+/// path (relative to the round folder) is at or under an `inherit` entry and
+/// not at or under an `except` entry, is read from the `from` round; folder
+/// listings include those files. The `from` round may inherit in turn.
+///
+/// ```yaml
+/// from: training/4.1.0
+/// inherit: [compliance]
+/// except: [compliance/open_gpt3.yaml]
+/// ```
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Inherit {
+    from: String,
+    #[serde(default)]
+    inherit: Vec<String>,
+    #[serde(default)]
+    except: Vec<String>,
+}
+
+const INHERIT_FILE: &str = "inherit.yaml";
+const MAX_INHERIT_DEPTH: usize = 16;
+
+fn too_deep(rel: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("{rel}: more than {MAX_INHERIT_DEPTH} inherit.yaml steps (a loop?)"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn a_round_inherits_the_files_it_lacks_except_the_excluded() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "t/2/compliance/common.yaml", "base common");
+        write(root, "t/2/compliance/closed_a.yaml", "base a");
+        write(root, "t/2/compliance/closed_b.yaml", "base b");
+        write(root, "t/2/package.yaml", "base package");
+        write(root, "t/1/compliance/common.yaml", "own common");
+        write(
+            root,
+            "t/1/inherit.yaml",
+            "from: t/2\ninherit: [compliance]\nexcept: [compliance/closed_b.yaml]\n",
+        );
+        write(
+            root,
+            "t/0/inherit.yaml",
+            "from: t/1\ninherit: [compliance/]\n",
+        );
+        let src = RuleSource::Dir(root.to_path_buf());
+        let read = |rel: &str| src.read(rel).unwrap().map(|c| c.into_owned());
+        assert_eq!(
+            read("t/1/compliance/common.yaml").as_deref(),
+            Some("own common")
+        );
+        assert_eq!(
+            read("t/1/compliance/closed_a.yaml").as_deref(),
+            Some("base a")
+        );
+        assert_eq!(read("t/1/compliance/closed_b.yaml"), None);
+        assert_eq!(read("t/1/package.yaml"), None);
+        assert_eq!(src.list("t/1/compliance"), ["closed_a.yaml", "common.yaml"]);
+        // A chain: t/0 takes t/1's view of compliance/.
+        assert_eq!(src.list("t/0/compliance"), ["closed_a.yaml", "common.yaml"]);
+        assert_eq!(
+            read("t/0/compliance/common.yaml").as_deref(),
+            Some("own common")
+        );
+        // A loop is an error, not a hang.
+        write(
+            root,
+            "t/2/inherit.yaml",
+            "from: t/1\ninherit: [compliance]\n",
+        );
+        assert!(src.read("t/1/compliance/closed_c.yaml").is_err());
+        assert!(src
+            .list("t/1/compliance")
+            .contains(&"closed_a.yaml".to_string()));
+        // A broken inherit.yaml names itself.
+        write(root, "t/3/inherit.yaml", "from: [\n");
+        let e = src.read("t/3/compliance/common.yaml").unwrap_err();
+        assert!(e.to_string().contains("inherit.yaml"), "{e}");
+    }
 }

@@ -34,6 +34,10 @@ pub struct RcpParams {
     /// Samples subtracted from Min Epochs before the pass test, per benchmark.
     pub min_epochs_relaxation: BTreeMap<String, f64>,
     pub stable_diffusion: SdParams,
+    /// Benchmarks with no RCP check, and why (MiniGo: the official package
+    /// checker skips it).
+    #[serde(default)]
+    pub not_checked: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -41,6 +45,14 @@ pub struct RcpParams {
 pub struct SdParams {
     pub fid_max: f64,
     pub clip_min: f64,
+    /// The eval_accuracy metadata field that positions a checkpoint
+    /// (`step_num` in training 3.1.0, `samples_count` later).
+    #[serde(default = "default_sd_step_field")]
+    pub step_field: String,
+}
+
+fn default_sd_step_field() -> String {
+    "samples_count".to_string()
 }
 
 #[derive(Debug, Clone, Deserialize)]

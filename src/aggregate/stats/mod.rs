@@ -109,6 +109,10 @@ pub fn analyse(
                 ..RcpResult::not_applicable("Could not detect submission_benchmark")
             }
         }
+        Some(bm) if cfg.rcp.not_checked.contains_key(bm) => RcpResult {
+            global_batch_size: subm.global_batch_size,
+            ..RcpResult::not_applicable(cfg.rcp.not_checked[bm].clone())
+        },
         Some(bm) => {
             let set = cfg
                 .rcp_tables

@@ -201,6 +201,10 @@ pub struct RcpResult {
     pub global_batch_size: Option<f64>,
     /// Olympic mean of the submission's convergence values.
     pub mean_epochs: Option<f64>,
+    /// The summarizer's `samples_to_converge`: the same values trimmed by 1
+    /// at each end whatever the benchmark (`mean_epochs` trims 4 for
+    /// unet3d; facts §8 M13).
+    pub samples_to_converge: Option<f64>,
     pub rcp_mean: Option<f64>,
     /// The smallest passing submission mean (`RCP Mean / Max Speedup`, with
     /// the llama31_405b relaxation applied).
@@ -224,6 +228,7 @@ impl RcpResult {
             message: message.into(),
             global_batch_size: bs,
             mean_epochs: None,
+            samples_to_converge: None,
             rcp_mean: None,
             min_epochs: None,
             norm_factor: None,
@@ -345,6 +350,7 @@ pub fn check(
             result.norm_factor = Some(nf);
         }
         result.mean_epochs = Some(mean_subm);
+        result.samples_to_converge = (v.len() > 2).then(|| np_mean(&v[1..v.len() - 1]));
         result.rcp_mean = Some(p.mean);
         result.min_epochs = Some(threshold);
         if eval_fails_as_missing && !passed {

@@ -242,7 +242,9 @@ fn from_events(
         if key == "eval_accuracy" {
             run.evals.push(format!("{}|{}", e.value, e.metadata));
             let bm = run.benchmark.as_deref().unwrap_or("");
-            let unit = if params.in_samples(bm) || bm == "stable_diffusion" {
+            let unit = if bm == "stable_diffusion" {
+                params.stable_diffusion.step_field.as_str()
+            } else if params.in_samples(bm) {
                 "samples_count"
             } else {
                 "epoch_num"
@@ -279,7 +281,7 @@ fn from_events(
         let bm = run.benchmark.as_deref().unwrap_or("");
         let is_eval = key.contains("eval_error") || key.contains("eval_accuracy");
         if bm == "stable_diffusion" && is_eval {
-            let step = num(e.metadata.get("samples_count"));
+            let step = num(e.metadata.get(&sd_params.step_field));
             let metric = e.metadata.get("metric").and_then(Value::as_str);
             let value = e.value.as_f64();
             match (step, metric, value) {
@@ -301,7 +303,8 @@ fn from_events(
                 _ => findings.push(bad(
                     e.line,
                     format!(
-                        "{key}: needs a numeric value, metadata.samples_count and metadata.metric to find the Stable Diffusion convergence point"
+                        "{key}: needs a numeric value, metadata.{} and metadata.metric to find the Stable Diffusion convergence point",
+                        sd_params.step_field
                     ),
                 )),
             }

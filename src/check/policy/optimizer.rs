@@ -40,7 +40,7 @@ pub fn check(
             let name = value.as_str();
             if !policy.optimizer_checked_by_compliance {
                 match name {
-                    Some(n) if n == reference => {}
+                    Some(n) if n == reference || policy.optimizer_also.iter().any(|a| a == n) => {}
                     Some(n) if n.eq_ignore_ascii_case(reference) => out.push(finding(
                         "POL002",
                         Severity::Warning,

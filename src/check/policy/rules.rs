@@ -42,6 +42,8 @@ pub struct Disclosure {
 #[serde(deny_unknown_fields)]
 struct BenchmarkFile {
     optimizer: String,
+    #[serde(default)]
+    optimizer_also: Vec<String>,
     optimizer_checked_by_compliance: bool,
     #[serde(default)]
     tunable: Vec<String>,
@@ -103,6 +105,8 @@ pub struct EvalSchedule {
 pub struct BenchmarkPolicy {
     /// The mllog name of the reference optimizer, exact case.
     pub optimizer: String,
+    /// Other `opt_name` values the rules allow (3D U-Net: `sgd` or `nag`).
+    pub optimizer_also: Vec<String>,
     /// The closed compliance pack already checks `opt_name` (BMK003).
     pub optimizer_checked_by_compliance: bool,
     pub tunable: Vec<String>,
@@ -256,6 +260,7 @@ impl PolicyRules {
                 name,
                 BenchmarkPolicy {
                     optimizer: b.optimizer,
+                    optimizer_also: b.optimizer_also,
                     optimizer_checked_by_compliance: b.optimizer_checked_by_compliance,
                     tunable: b.tunable,
                     checks,

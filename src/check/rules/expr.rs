@@ -3,8 +3,9 @@
 //!
 //! In scope: `v` (the current event: `v.key`, `v.value`, `v.metadata`,
 //! `v.time_ms`, `v.line`, `v.event_type`) and `s` (the pack's state).
-//! Functions: `ceil`, `floor`, `abs`, `sqrt`, `min`, `max`, `int`, `float`,
-//! `is_integer`, `isclose`, `is_number`, `is_string`. Evaluation is bounded by
+//! Functions: `ceil`, `floor`, `abs`, `sqrt`, `log2`, `min`, `max`, `int`, `float`,
+//! `is_integer`, `isclose`, `is_number`, `is_string`, `is_int`, `len`,
+//! `sorted`. Evaluation is bounded by
 //! fuel, so no rule can hang the tool, and the language has no file or
 //! network access.
 
@@ -18,6 +19,7 @@ pub const FUNCTIONS: &[&str] = &[
     "floor",
     "abs",
     "sqrt",
+    "log2",
     "min",
     "max",
     "int",
@@ -26,6 +28,9 @@ pub const FUNCTIONS: &[&str] = &[
     "isclose",
     "is_number",
     "is_string",
+    "is_int",
+    "len",
+    "sorted",
 ];
 
 /// Fields of the event object `v`.
@@ -164,6 +169,15 @@ fn env() -> &'static Environment<'static> {
             }
         });
         env.add_function("sqrt", |x: f64| x.sqrt());
+        // Python's math.log2 raises on 0 and negative numbers (ResNet 1.0-4.0 weight decay).
+        env.add_function("log2", |x: Value| -> Result<f64, Error> {
+            let f = number(&x)?;
+            if f > 0.0 {
+                Ok(f.log2())
+            } else {
+                Err(type_error("log2", &x))
+            }
+        });
         env.add_function("min", |args: Rest<Value>| extreme(&args, true));
         env.add_function("max", |args: Rest<Value>| extreme(&args, false));
         env.add_function("int", |x: Value| -> Result<Value, Error> {
@@ -205,6 +219,29 @@ fn env() -> &'static Environment<'static> {
         );
         env.add_function("is_number", |x: Value| x.kind() == ValueKind::Number);
         env.add_function("is_string", |x: Value| x.kind() == ValueKind::String);
+        // Python's isinstance(x, int): a JSON number written without a
+        // fraction or exponent (RNN-T data_train_num_buckets, 1.0-3.1), or a bool.
+        env.add_function("is_int", |x: Value| {
+            x.kind() == ValueKind::Bool || (x.kind() == ValueKind::Number && x.is_integer())
+        });
+        // Python's sorted() of a list (the weights_initialization tensor lists, 1.1-2.1).
+        env.add_function("sorted", |x: Value| -> Result<Value, Error> {
+            let mut items: Vec<Value> = x
+                .try_iter()
+                .map_err(|_| type_error("sorted", &x))?
+                .collect();
+            items.sort();
+            Ok(Value::from(items))
+        });
+        // Python's len() of a string, list or object (Mask R-CNN decay steps).
+        env.add_function("len", |x: Value| -> Result<usize, Error> {
+            match x.kind() {
+                ValueKind::String | ValueKind::Seq | ValueKind::Map => {
+                    x.len().ok_or_else(|| type_error("len", &x))
+                }
+                _ => Err(type_error("len", &x)),
+            }
+        });
         env
     })
 }
@@ -451,6 +488,42 @@ mod tests {
         let e = compile(src, &|_| true)
             .map_err(|e| Error::new(ErrorKind::SyntaxError, e.to_string()))?;
         e.eval(context! { v => v, s => Value::from(()) })
+    }
+
+    #[test]
+    fn log2_len_and_is_int_behave_like_python() {
+        let v = |x: serde_json::Value| Value::from_serialize(serde_json::json!({ "value": x }));
+        assert_eq!(
+            eval("log2(v.value)", v(serde_json::json!(8))).ok(),
+            Some(Value::from(3.0))
+        );
+        assert!(eval("log2(v.value)", v(serde_json::json!(0))).is_err());
+        assert_eq!(
+            eval("is_int(v.value)", v(serde_json::json!(8))).ok(),
+            Some(Value::from(true))
+        );
+        assert_eq!(
+            eval("is_int(v.value)", v(serde_json::json!(8.0))).ok(),
+            Some(Value::from(false))
+        );
+        assert_eq!(
+            eval("len(v.value)", v(serde_json::json!([1, 2]))).ok(),
+            Some(Value::from(2))
+        );
+        assert_eq!(
+            eval("len(v.value)", v(serde_json::json!("abc"))).ok(),
+            Some(Value::from(3))
+        );
+        assert!(eval("len(v.value)", v(serde_json::json!(8))).is_err());
+        assert_eq!(
+            eval(
+                "sorted(v.value + ['a']) == sorted(['a', 'c', 'b'])",
+                v(serde_json::json!(["c", "b"]))
+            )
+            .ok(),
+            Some(Value::from(true))
+        );
+        assert!(eval("sorted(v.value)", v(serde_json::json!(8))).is_err());
     }
 
     #[test]
