@@ -296,6 +296,25 @@ fn check_tree(
         .filter(error)
         .any(|f| !(rules.codes.is_extra(&f.code) && waived_by(f)));
     let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
+    // Why the two verdicts differ, in one line: the checks only mlaudit makes.
+    let difference = (fail && !official_fail).then(|| {
+        let mut codes: Vec<String> = findings
+            .iter()
+            .chain(log_findings.iter().filter(|_| loose))
+            .filter(error)
+            .filter(|f| rules.codes.is_extra(&f.code) && !waived_by(f))
+            .map(|f| {
+                let title = rules.codes.get(&f.code).map_or("", |d| d.title.as_str());
+                format!("{} ({title})", f.code)
+            })
+            .collect();
+        codes.sort();
+        codes.dedup();
+        format!(
+            "mlaudit fails on {}, which the official tools do not check",
+            codes.join(", ")
+        )
+    });
     for b in &mut benchmarks {
         b.finish(&findings);
     }
@@ -325,6 +344,7 @@ fn check_tree(
     let mut report = Report::new(&opts.usage, &opts.ruleset, &tree.root, logs, findings);
     report.verdict = as_verdict(fail);
     report.official_verdict = as_verdict(official_fail);
+    report.verdict_difference = difference;
     report.waived = waived;
     report.summary.benchmarks = benchmarks.len();
     report.bypasses = package.bypasses.clone();
@@ -360,13 +380,22 @@ fn read_once(
     let mut run = dir.map(|_| RunCollector::default());
     let mut pkg = dir.map(|_| logscan::Collector::default());
     let mut hash = ContentHash::default();
+    let mut extra = crate::runcheck::Collector::default();
     let want_all = pol.is_some();
     let read = std::fs::File::open(&f.fs).and_then(|file| {
         crate::mllog::scan_records_raw(
             file,
-            |k| want_all || stats::reader::wanted(k) || logscan::wanted(k),
+            |k| {
+                want_all
+                    || stats::reader::wanted(k)
+                    || logscan::wanted(k)
+                    || crate::runcheck::wanted(k)
+            },
             |r| {
                 let e = r.to_event();
+                if crate::runcheck::wanted(&e.key) {
+                    extra.event(&e);
+                }
                 if let Some(p) = pol.as_mut() {
                     p.event(&e);
                 }
@@ -395,7 +424,12 @@ fn read_once(
             (Err(msg), facts)
         }
     };
-    let policy = match (rules.policy.as_ref(), pol, read) {
+    let extra = if read.is_ok() {
+        extra.finish(&rules.codes, &f.path, dir.is_none())
+    } else {
+        Vec::new()
+    };
+    let mut policy = match (rules.policy.as_ref(), pol, read) {
         (Some(p), Some(c), Ok(_)) => policy::check_facts(
             p,
             dir.map(|d| d.benchmark.as_str()),
@@ -412,6 +446,7 @@ fn read_once(
         .with_help(p.help("POL040"))],
         _ => Vec::new(),
     };
+    policy.extend(extra);
     OnePass { policy, run, facts }
 }
 

@@ -92,10 +92,12 @@ fn unknown_files() {
     );
 }
 
-// Official: "Skipping benchmark: resnet" (warning).
+// Official: "Skipping benchmark: resnet" (warning), and PASS. In mlaudit's
+// own verdict an unchecked folder is an error (PKG004 is `extra`, so
+// `official_verdict` keeps the PASS: tests/trust.rs).
 #[test]
 fn not_allowed() {
-    let r = expect("not_allowed", Verdict::Pass, &[("PKG004", 1)]);
+    let r = expect("not_allowed", Verdict::Fail, &[("PKG004", 1)]);
     assert!(r.benchmarks.iter().any(|b| b.verdict == Verdict::Skipped));
 }
 

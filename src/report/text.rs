@@ -88,7 +88,11 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         };
         writeln!(
             out,
-            "note: the official tools would say {official}: the difference comes from checks they do not make"
+            "note: the official tools would say {official}: {}",
+            report
+                .verdict_difference
+                .as_deref()
+                .unwrap_or("the difference comes from checks they do not make")
         )?;
     }
     Ok(())

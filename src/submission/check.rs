@@ -254,14 +254,22 @@ pub fn check_package_with(
             seeds_checked: false,
         };
         let Some(bm_rule) = rules.benchmarks.get(&b.benchmark) else {
+            // The official tools skip the folder with a warning; in
+            // mlaudit's own verdict a result nobody checks is an error
+            // (code marked `extra`).
+            let hint = crate::scope::did_you_mean(&b.benchmark, rules.benchmarks.keys())
+                .map(|m| format!(" (did you mean '{m}'?)"))
+                .unwrap_or_default();
             out.push(
                 Finding::new(
                     "PKG004",
-                    Severity::Warning,
+                    Severity::Error,
                     &b.path,
                     format!(
-                        "'{}' is not a benchmark of {}; folder skipped",
-                        b.benchmark, rules.ruleset
+                        "'{}' is not a benchmark of {}{hint}; its {} log(s) are not checked (the official package_checker skips the folder with a warning)",
+                        b.benchmark,
+                        rules.ruleset,
+                        b.result_logs.len()
                     ),
                 )
                 .with_help(format!(

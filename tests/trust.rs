@@ -1,0 +1,490 @@
+//! Issue 13: nothing unchecked passes, and every verdict beyond the
+//! official tools is right.
+//!
+//! - no silent default ruleset: the flag, the config, or a round the
+//!   package leaves no doubt about (said on stderr and in the JSON), else
+//!   exit 2 naming the candidates; `hook install` refuses a bad ruleset;
+//! - nothing checked is exit 2 with one "nothing to check" line;
+//! - a folder that is not a benchmark of the round fails mlaudit's verdict
+//!   (PKG004, with a "did you mean"), never the official one;
+//! - the run checks the official checker does not make (`RUN*`, fixtures
+//!   under `tests/fixtures/run/<CODE>/`, each with the official checker's
+//!   verdict in its header).
+
+mod common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", self.stdout, self.stderr))
+    }
+}
+
+fn mlaudit(dir: &Path, args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_mlaudit"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("CI")
+        .output()
+        .expect("run mlaudit");
+    Out {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
+
+#[cfg(unix)]
+fn link(target: &Path, at: &Path) {
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, at).unwrap();
+}
+
+// ---- 1. No silent default ruleset.
+
+#[cfg(unix)]
+#[test]
+fn the_round_folder_names_the_ruleset() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    link(
+        &corpus.join("v5.0/tinycorp"),
+        &d.path().join("training_results_v5.0/tinycorp"),
+    );
+    let out = mlaudit(
+        d.path(),
+        &[
+            "check",
+            "--format",
+            "json",
+            "training_results_v5.0/tinycorp",
+        ],
+    );
+    assert!(
+        out.stderr.contains(
+            "using ruleset training 5.0.0 (round folder 'training_results_v5.0' in the path)"
+        ),
+        "{}",
+        out.stderr
+    );
+    let j = out.json();
+    assert_eq!(j["ruleset"], "5.0.0");
+    assert_eq!(j["ruleset_source"], "inferred");
+    assert!(j["summary"]["logs"].as_u64().unwrap() > 0);
+    let flagged = mlaudit(
+        d.path(),
+        &[
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "--format",
+            "json",
+            "training_results_v5.0/tinycorp",
+        ],
+    );
+    assert_eq!(out.code, flagged.code);
+    assert_eq!(flagged.json()["ruleset_source"], "flag");
+    assert_eq!(j["verdict"], flagged.json()["verdict"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_benchmark_roster_names_the_ruleset_when_only_one_fits() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    // bert and retinanet are together only in 5.0.0.
+    link(
+        &corpus.join("v5.0/tinycorp"),
+        &d.path().join("pkgs/tinycorp"),
+    );
+    let out = mlaudit(d.path(), &["check", "--format", "json", "pkgs/tinycorp"]);
+    assert!(
+        out.stderr
+            .contains("using ruleset training 5.0.0 (benchmarks bert, retinanet"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.json()["ruleset"], "5.0.0");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_undecided_round_stops_with_exit_2_naming_the_candidates() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    // krai v5.0 has only bert: 4.1.0 and 5.0.0 both have it.
+    link(&corpus.join("v5.0/krai"), &d.path().join("pkgs/krai"));
+    for cmd in ["check", "rcp", "score"] {
+        let out = mlaudit(d.path(), &[cmd, "pkgs/krai"]);
+        assert_eq!(out.code, Some(2), "{cmd}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("cannot tell the round")
+                && out.stderr.contains("4.1.0, 5.0.0")
+                && out.stderr.contains("--ruleset"),
+            "{cmd}: {}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty(), "{}", out.stdout);
+    }
+    // A round folder that disagrees with the benchmarks is no answer either.
+    link(&corpus.join("v5.0/krai"), &d.path().join("v6.1/krai"));
+    let out = mlaudit(d.path(), &["check", "v6.1/krai"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("round folder 'v6.1'"), "{}", out.stderr);
+}
+
+#[test]
+fn log_without_a_ruleset_infers_or_stops() {
+    let d = tempfile::tempdir().unwrap();
+    let log = fixture("run/RUN002/pass.txt");
+    // llama2_70b_lora is in every round: no way to tell.
+    let out = mlaudit(d.path(), &["log", log.to_str().unwrap()]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("cannot tell the round"),
+        "{}",
+        out.stderr
+    );
+    // The config decides, and the report says so.
+    std::fs::write(d.path().join(".mlaudit.toml"), "ruleset = \"6.1.0\"\n").unwrap();
+    let out = mlaudit(
+        d.path(),
+        &["log", "--format", "json", log.to_str().unwrap()],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let j = out.json();
+    assert_eq!(j["ruleset_source"], "config");
+    assert!(
+        j["ruleset_reason"]
+            .as_str()
+            .unwrap()
+            .contains(".mlaudit.toml"),
+        "{j}"
+    );
+}
+
+#[test]
+fn hook_install_refuses_a_missing_or_unknown_ruleset() {
+    let d = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .current_dir(d.path())
+            .args(args)
+            .output()
+            .expect("git")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let out = mlaudit(d.path(), &["hook", "install", "--ruleset", "9.9.9"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unknown ruleset 'training 9.9.9'") && out.stderr.contains("5.0.0"),
+        "{}",
+        out.stderr
+    );
+    assert!(!d.path().join(".git/hooks/pre-commit").exists());
+    let out = mlaudit(d.path(), &["hook", "install"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("hook install needs the ruleset"),
+        "{}",
+        out.stderr
+    );
+    assert!(!d.path().join(".git/hooks/pre-commit").exists());
+    let out = mlaudit(d.path(), &["hook", "install", "--ruleset", "5.0.0"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}
+
+// ---- 2. Nothing checked is never a pass.
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn nothing(dir: &Path, target: &str, why: &str) {
+    let out = mlaudit(dir, &["check", "--ruleset", "5.0.0", target]);
+    assert_eq!(out.code, Some(2), "{target}: {}{}", out.stdout, out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "{target}: one line expected: {}",
+        out.stderr
+    );
+    assert!(
+        lines[0].contains("nothing to check") && lines[0].contains(why),
+        "{target}: {}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty(), "{target}: {}", out.stdout);
+}
+
+#[test]
+fn nothing_to_check_is_exit_2_with_one_line() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    let log = std::fs::read_to_string(fixture("run/RUN002/pass.txt")).unwrap();
+    // Every benchmark folder misnamed.
+    write(r, "mis/systems/sys.json", "{}");
+    write(r, "mis/results/sys/BERT-large/result_0.txt", &log);
+    write(r, "mis/results/sys/RetinaNet/result_0.txt", &log);
+    nothing(
+        r,
+        "mis",
+        "no folder of mis is a benchmark of training 5.0.0",
+    );
+    nothing(r, "mis", "BERT-large (did you mean 'bert'?)");
+    // An empty results/, a results/ that is a file, no results/ at all.
+    std::fs::create_dir_all(r.join("empty/results")).unwrap();
+    nothing(r, "empty", "empty/results holds no system folder");
+    write(r, "filed/results", "x");
+    nothing(r, "filed", "filed/results is not a folder");
+    write(r, "sysonly/systems/sys.json", "{}");
+    nothing(r, "sysonly", "sysonly has no results/ folder");
+    // A results/<system> folder without benchmark folders, and a benchmark
+    // folder without a log.
+    std::fs::create_dir_all(r.join("bare/results/sys")).unwrap();
+    nothing(r, "bare/results/sys", "no benchmark folder");
+    std::fs::create_dir_all(r.join("nolog/results/sys/bert")).unwrap();
+    write(r, "nolog/systems/sys.json", "{}");
+    nothing(r, "nolog/results/sys/bert", "holds no result_*.txt log");
+    // A folder that is not a package: one line, not a note per entry.
+    for i in 0..20 {
+        write(r, &format!("junk/file_{i}"), "x");
+    }
+    nothing(r, "junk", "junk is neither a package");
+    // A benchmark folder of another round, given on its own.
+    write(r, "other/results/sys/resnet/result_0.txt", &log);
+    nothing(
+        r,
+        "other/results/sys/resnet",
+        "no folder of other/results/sys/resnet is a benchmark of training 5.0.0",
+    );
+}
+
+#[test]
+fn a_folder_not_of_the_round_fails_mlaudits_verdict_only() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    let log = std::fs::read_to_string(fixture("run/RUN002/pass.txt")).unwrap();
+    write(
+        r,
+        "pkg/systems/sys.json",
+        r#"{"division": "open", "submitter": "x"}"#,
+    );
+    write(r, "pkg/results/sys/llama2_70b_lora/result_0.txt", &log);
+    write(r, "pkg/results/sys/llama2-70b-lora/result_0.txt", &log);
+    let out = mlaudit(
+        r,
+        &["check", "--ruleset", "6.1.0", "--format", "json", "pkg"],
+    );
+    let j = out.json();
+    assert_eq!(j["verdict"], "fail", "{j}");
+    let pkg004: Vec<&Value> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "PKG004")
+        .collect();
+    assert_eq!(pkg004.len(), 1, "{j}");
+    assert_eq!(pkg004[0]["severity"], "error");
+    assert!(
+        pkg004[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean 'llama2_70b_lora'?"),
+        "{}",
+        pkg004[0]
+    );
+    assert!(
+        j["verdict_difference"]
+            .as_str()
+            .is_none_or(|s| s.contains("PKG004")),
+        "{j}"
+    );
+    // The text summary says why the verdicts differ, when they do.
+    let text = mlaudit(r, &["check", "--ruleset", "6.1.0", "pkg"]);
+    if j["official_verdict"] == "pass" {
+        assert!(
+            text.stdout
+                .contains("note: the official tools would say PASS: mlaudit fails on PKG004"),
+            "{}",
+            text.stdout
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn check_takes_a_system_folder_and_several_packages() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let one = |args: &[&str]| {
+        let out = mlaudit(&corpus.join("v5.0"), args);
+        assert!(
+            matches!(out.code, Some(0) | Some(1)),
+            "{args:?}: {}",
+            out.stderr
+        );
+        out.json()["summary"]["logs"].as_u64().unwrap()
+    };
+    let sys = one(&[
+        "check",
+        "--ruleset",
+        "5.0.0",
+        "--format",
+        "json",
+        "tinycorp/results/tinybox_red",
+    ]);
+    assert!(sys > 0);
+    let a = one(&[
+        "check",
+        "--ruleset",
+        "5.0.0",
+        "--format",
+        "json",
+        "tinycorp",
+    ]);
+    let b = one(&["check", "--ruleset", "5.0.0", "--format", "json", "krai"]);
+    let both = one(&[
+        "check",
+        "--ruleset",
+        "5.0.0",
+        "--format",
+        "json",
+        "tinycorp",
+        "krai",
+    ]);
+    assert_eq!(both, a + b);
+    assert!(sys < a);
+}
+
+// ---- 4. Run checks beyond the official tools.
+
+#[test]
+fn run_fixtures_fail_mlaudit_and_keep_the_official_verdict() {
+    let root = fixture("run");
+    let d = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    for code in std::fs::read_dir(&root).unwrap() {
+        let code = code.unwrap().path();
+        let name = code.file_name().unwrap().to_string_lossy().into_owned();
+        for f in std::fs::read_dir(&code).unwrap() {
+            let f = f.unwrap().path();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let header = |tag: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(tag))
+                    .unwrap_or_else(|| panic!("{}: no {tag}", f.display()))
+                    .trim()
+                    .to_string()
+            };
+            let ruleset = header("# ruleset ");
+            let official = header("# official: ");
+            let out = mlaudit(
+                d.path(),
+                &[
+                    "check",
+                    "--ruleset",
+                    &ruleset,
+                    "--format",
+                    "json",
+                    f.to_str().unwrap(),
+                ],
+            );
+            let j = out.json();
+            let shown = format!("{name}/{}", f.file_name().unwrap().to_string_lossy());
+            let want_official = if official.starts_with("PASS") {
+                "pass"
+            } else {
+                "fail"
+            };
+            assert_eq!(j["official_verdict"], want_official, "{shown}: {j}");
+            let codes: Vec<&str> = j["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["severity"] == "error")
+                .map(|f| f["code"].as_str().unwrap())
+                .collect();
+            let fails = f.file_name().unwrap().to_string_lossy().starts_with("fail");
+            if fails {
+                assert_eq!(out.code, Some(1), "{shown}: {}", out.stdout);
+                assert_eq!(j["verdict"], "fail", "{shown}");
+                assert!(codes.contains(&name.as_str()), "{shown}: {codes:?}");
+                assert!(
+                    codes.iter().all(|c| c.starts_with("RUN")),
+                    "{shown}: {codes:?}"
+                );
+                assert!(
+                    j["verdict_difference"]
+                        .as_str()
+                        .is_some_and(|s| s.contains(&name)),
+                    "{shown}: {j}"
+                );
+            } else {
+                assert_eq!(out.code, Some(0), "{shown}: {codes:?}");
+                assert_eq!(j["verdict"], "pass", "{shown}");
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 6, "{seen} run fixtures");
+}
+
+#[test]
+fn a_run_that_did_not_converge_is_a_warning_in_a_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    let log = std::fs::read_to_string(fixture("run/RUN002/fail.txt")).unwrap();
+    write(
+        r,
+        "pkg/systems/sys.json",
+        r#"{"division": "open", "submitter": "x"}"#,
+    );
+    write(r, "pkg/results/sys/llama2_70b_lora/result_0.txt", &log);
+    let out = mlaudit(
+        r,
+        &["check", "--ruleset", "6.1.0", "--format", "json", "pkg"],
+    );
+    let j = out.json();
+    let run002: Vec<&Value> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "RUN002")
+        .collect();
+    assert_eq!(run002.len(), 1, "{j}");
+    assert_eq!(run002[0]["severity"], "warning");
+    assert!(run002[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("did not converge"));
+}
