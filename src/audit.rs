@@ -251,7 +251,27 @@ fn check_tree(
                 &sopts,
             )?;
             entry.add_stats(&folder);
-            Ok((entry, Some(runs), folder.findings))
+            let mut extra = folder.findings;
+            // A bypass only mlaudit honours (params line with a trailing
+            // newline): the official RCP check fails the folder.
+            if folder.rcp.verdict == crate::stats::rcp::Verdict::Bypassed && !bv.rcp_bypass_official
+            {
+                let theirs = [Finding::new(
+                    "RCP",
+                    Severity::Error,
+                    &bv.path,
+                    format!(
+                        "RCP check fails without the bypass ({})",
+                        folder.rcp.message
+                    ),
+                )];
+                extra.extend(submission::check::official_only_failure(
+                    &bv.path,
+                    "rcp-bypass",
+                    &theirs,
+                ));
+            }
+            Ok((entry, Some(runs), extra))
         })
         .collect();
 
@@ -289,7 +309,10 @@ fn check_tree(
         .iter()
         .chain(log_findings.iter().filter(|_| loose))
         .filter(error)
-        .any(|f| !rules.codes.is_extra(&f.code));
+        .any(|f| !rules.codes.is_extra(&f.code))
+        || findings
+            .iter()
+            .any(|f| rules.codes.is_official_fail(&f.code));
     let fail = findings
         .iter()
         .chain(log_findings.iter().filter(|_| loose))
@@ -297,23 +320,32 @@ fn check_tree(
         .any(|f| !(rules.codes.is_extra(&f.code) && waived_by(f)));
     let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
     // Why the two verdicts differ, in one line: the checks only mlaudit makes.
-    let difference = (fail && !official_fail).then(|| {
-        let mut codes: Vec<String> = findings
-            .iter()
-            .chain(log_findings.iter().filter(|_| loose))
-            .filter(error)
-            .filter(|f| rules.codes.is_extra(&f.code) && !waived_by(f))
-            .map(|f| {
-                let title = rules.codes.get(&f.code).map_or("", |d| d.title.as_str());
-                format!("{} ({title})", f.code)
-            })
-            .collect();
-        codes.sort();
-        codes.dedup();
-        format!(
-            "mlaudit fails on {}, which the official tools do not check",
-            codes.join(", ")
-        )
+    let official_only: Vec<String> = findings
+        .iter()
+        .filter(|f| rules.codes.is_official_fail(&f.code))
+        .map(|f| format!("{}: {}", f.path, f.message))
+        .collect();
+    let difference =
+        (!fail && official_fail && !official_only.is_empty()).then(|| official_only.join("; "));
+    let difference = difference.or_else(|| {
+        (fail && !official_fail).then(|| {
+            let mut codes: Vec<String> = findings
+                .iter()
+                .chain(log_findings.iter().filter(|_| loose))
+                .filter(error)
+                .filter(|f| rules.codes.is_extra(&f.code) && !waived_by(f))
+                .map(|f| {
+                    let title = rules.codes.get(&f.code).map_or("", |d| d.title.as_str());
+                    format!("{} ({title})", f.code)
+                })
+                .collect();
+            codes.sort();
+            codes.dedup();
+            format!(
+                "mlaudit fails on {}, which the official tools do not check",
+                codes.join(", ")
+            )
+        })
     });
     for b in &mut benchmarks {
         b.finish(&findings);

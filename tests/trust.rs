@@ -488,3 +488,109 @@ fn a_run_that_did_not_converge_is_a_warning_in_a_folder() {
         .unwrap()
         .contains("did not converge"));
 }
+
+// ---- 5. `official_verdict` predicts the official quirks.
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+/// tinycorp v5.0 with the seeds of tinybox_red/bert removed and a
+/// `seed-checker-bypass` params line. Oracle (package_checker 4.1.68 on a
+/// copy): with a trailing newline "Seed checker failed ... logs no seed"
+/// (FAIL); without one "PACKAGE CHECKER FOUND NO ERRORS, SUCCESS".
+#[test]
+fn a_params_line_with_a_newline_is_honoured_but_the_official_verdict_fails() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let pkg = d.path().join("tinycorp");
+    copy_tree(&corpus.join("v5.0/tinycorp"), &pkg);
+    let bm = pkg.join("results/tinybox_red/bert");
+    for e in std::fs::read_dir(&bm).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let kept: String = text
+            .split_inclusive('\n')
+            .filter(|l| !l.contains("\"key\": \"seed\""))
+            .collect();
+        std::fs::write(&p, kept).unwrap();
+    }
+    let params = bm.join("package_checker_params");
+    let run = || {
+        let out = mlaudit(
+            d.path(),
+            &[
+                "check",
+                "--ruleset",
+                "5.0.0",
+                "--format",
+                "json",
+                "tinycorp",
+            ],
+        );
+        (out.code, out.json())
+    };
+    // Without the bypass both fail (SEED001).
+    let (code, j) = run();
+    assert_eq!(
+        (code, &j["verdict"], &j["official_verdict"]),
+        (Some(1), &"fail".into(), &"fail".into())
+    );
+    std::fs::write(&params, "seed-checker-bypass\n").unwrap();
+    let (code, j) = run();
+    assert_eq!(code, Some(0), "{j}");
+    assert_eq!(j["verdict"], "pass");
+    assert_eq!(j["official_verdict"], "fail");
+    let why = j["verdict_difference"].as_str().unwrap();
+    assert!(
+        why.contains("ignores the seed-checker-bypass line (it ends with a newline)")
+            && why.contains("SEED001"),
+        "{why}"
+    );
+    assert!(j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "PKG030"));
+    let text = mlaudit(d.path(), &["check", "--ruleset", "5.0.0", "tinycorp"]);
+    assert!(
+        text.stdout.contains("note: the official tools would say FAIL: tinycorp/results/tinybox_red/bert: the official package_checker ignores"),
+        "{}",
+        text.stdout
+    );
+    let html = d.path().join("r.html");
+    mlaudit(
+        d.path(),
+        &[
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "tinycorp",
+            "--html",
+            html.to_str().unwrap(),
+        ],
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("it ends with a newline"),
+        "HTML does not say why"
+    );
+    std::fs::write(&params, "seed-checker-bypass").unwrap();
+    let (code, j) = run();
+    assert_eq!(
+        (code, &j["verdict"], &j["official_verdict"]),
+        (Some(0), &"pass".into(), &"pass".into())
+    );
+    assert!(j["verdict_difference"].is_null());
+}
