@@ -266,7 +266,11 @@ fn run_check(
         args.ruleset.as_deref(),
         args.output.format,
     )?;
-    let selection = args.changes.selection();
+    let selection = if args.changes.changed_files {
+        Some(crate::git::Changes::Files(&args.paths))
+    } else {
+        args.changes.selection()
+    };
     // The paths the round is told from, when no flag or config names it.
     let round_paths = match (&selection, &settings.ruleset) {
         (Some(changes), None) => crate::changes::target_paths(changes)?,
