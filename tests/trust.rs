@@ -594,3 +594,43 @@ fn a_params_line_with_a_newline_is_honoured_but_the_official_verdict_fails() {
     );
     assert!(j["verdict_difference"].is_null());
 }
+
+/// The written rule the official 5.x/6.x LoRA pack erases: closed_common's
+/// `gradient_accumulation_steps > 0` (policy pack, POL004). Oracle: the
+/// official compliance checker 4.1.68 says SUCCESS on both fixtures.
+#[test]
+fn lora_gradient_accumulation_must_be_positive() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        let f = fixture(&format!("trust/{name}.txt"));
+        let out = mlaudit(
+            d.path(),
+            &[
+                "check",
+                "--ruleset",
+                "6.1.0",
+                "--format",
+                "json",
+                f.to_str().unwrap(),
+            ],
+        );
+        (out.code, out.json())
+    };
+    let (code, j) = run("lora_ga_one");
+    assert_eq!(code, Some(0), "{j}");
+    let (code, j) = run("lora_ga_zero");
+    assert_eq!(code, Some(1), "{j}");
+    assert_eq!(j["official_verdict"], "pass");
+    let errors: Vec<&Value> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{j}");
+    assert_eq!(errors[0]["code"], "POL004");
+    assert!(errors[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("gradient_accumulation_steps = 0"));
+}
