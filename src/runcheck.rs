@@ -11,6 +11,11 @@
 //!   the slowest run.
 //! - `RUN003` a closed-division log that records no `seed`, checked on its
 //!   own (in a package the seed checks, `SEED*`, see it).
+//! - `RUN004` the official RCP checker takes the batch size from the last
+//!   record whose key contains `global_batch_size`: when that is another
+//!   key (`global_batch_size_per_node`) with another value than the logged
+//!   `global_batch_size`, the RCP verdict (official, and mlaudit's, which
+//!   follows it) is computed on the wrong batch size. A warning.
 //!
 //! The facts are gathered during the one pass over the log that the
 //! other non-compliance checks share ([`Collector`]).
@@ -21,8 +26,10 @@ use crate::mllog::Event;
 
 /// Whether the collector needs records of key `k`.
 pub fn wanted(k: &str) -> bool {
-    matches!(k, "run_start" | "run_stop" | "seed" | "submission_division")
+    matches!(k, "run_start" | "run_stop" | "seed" | "submission_division") || k.contains(GBS)
 }
+
+const GBS: &str = "global_batch_size";
 
 /// What the checks read from a log.
 #[derive(Debug, Default, Clone)]
@@ -33,6 +40,10 @@ pub struct Collector {
     stops: Vec<(u64, f64, Option<String>)>,
     seeds: usize,
     division: Option<String>,
+    /// The last `global_batch_size` record: (line, value).
+    gbs: Option<(u64, serde_json::Value)>,
+    /// The last record whose key contains `global_batch_size`: (line, key, value).
+    gbs_like: Option<(u64, String, serde_json::Value)>,
 }
 
 impl Collector {
@@ -51,6 +62,12 @@ impl Collector {
                 self.division = e.value.as_str().map(str::to_string);
             }
             _ => {}
+        }
+        if e.key.contains(GBS) {
+            if e.key == GBS {
+                self.gbs = Some((e.line, e.value.clone()));
+            }
+            self.gbs_like = Some((e.line, e.key.clone(), e.value.clone()));
         }
     }
 
@@ -128,6 +145,22 @@ impl Collector {
                     )
                     .at_line(Some(*line))
                     .with_help(help("RUN002")),
+                );
+            }
+        }
+        if let (Some((gl, gv)), Some((line, key, value))) = (&self.gbs, &self.gbs_like) {
+            if key != GBS && value != gv {
+                out.push(
+                    Finding::new(
+                        "RUN004",
+                        Severity::Warning,
+                        path,
+                        format!(
+                            "the official RCP checker reads the batch size from '{key}' = {value} (its key contains global_batch_size), not from global_batch_size = {gv} (line {gl}); the RCP verdict follows its reading"
+                        ),
+                    )
+                    .at_line(Some(*line))
+                    .with_help(help("RUN004")),
                 );
             }
         }

@@ -634,3 +634,39 @@ fn lora_gradient_accumulation_must_be_positive() {
         .unwrap()
         .contains("gradient_accumulation_steps = 0"));
 }
+
+/// The official RCP checker's batch-size lookup matches any key that
+/// contains `global_batch_size`. Oracle: compliance SUCCESS on the fixture;
+/// on a copy of v5.0 tinycorp with `global_batch_size_per_device` logged
+/// after `global_batch_size` in tinybox_red/bert, package_checker and
+/// mlaudit both pass the RCP check on the smaller batch size.
+#[test]
+fn a_batch_size_read_from_another_key_is_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let f = fixture("trust/gbs_other_key.txt");
+    let out = mlaudit(
+        d.path(),
+        &[
+            "check",
+            "--ruleset",
+            "6.1.0",
+            "--format",
+            "json",
+            f.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stdout);
+    let j = out.json();
+    assert_eq!(j["official_verdict"], "pass");
+    let run004: Vec<&Value> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "RUN004")
+        .collect();
+    assert_eq!(run004.len(), 1, "{j}");
+    assert!(run004[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'global_batch_size_per_device' = 4"));
+}
