@@ -670,3 +670,41 @@ fn a_batch_size_read_from_another_key_is_reported() {
         .unwrap()
         .contains("'global_batch_size_per_device' = 4"));
 }
+
+/// A package on which the official tool crashes is an official FAIL, and
+/// the finding says which crash. Oracle: package_checker 4.1.68 on a copy
+/// of v5.0 tinycorp without systems/tinybox_8xMI300X.json exits 1 with
+/// "FileNotFoundError: ... tinycorp/systems/tinybox_8xMI300X.json".
+#[test]
+fn an_official_crash_is_an_official_fail_naming_the_crash() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let pkg = d.path().join("tinycorp");
+    copy_tree(&corpus.join("v5.0/tinycorp"), &pkg);
+    std::fs::remove_file(pkg.join("systems/tinybox_8xMI300X.json")).unwrap();
+    let out = mlaudit(
+        d.path(),
+        &[
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "--format",
+            "json",
+            "tinycorp",
+        ],
+    );
+    assert_eq!(out.code, Some(1));
+    let j = out.json();
+    assert_eq!(j["official_verdict"], "fail");
+    assert!(j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "PKG009"
+            && f["message"]
+                .as_str()
+                .unwrap()
+                .contains("the official package_checker crashes here: FileNotFoundError")));
+}

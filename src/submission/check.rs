@@ -256,7 +256,7 @@ pub fn check_package_with(
         let (sev, msg) = if in_package {
             (
                 Severity::Error,
-                format!("no systems/{sys}.json for results/{sys}: division unknown, seed and cross-checks skipped"),
+                format!("no systems/{sys}.json for results/{sys}: division unknown, seed and cross-checks skipped (the official package_checker crashes here: FileNotFoundError opening systems/{sys}.json)"),
             )
         } else {
             (

@@ -132,7 +132,10 @@ pub fn check_system(
                         "SYS004",
                         Severity::Error,
                         path,
-                        format!("field {f} must be a string, not {} ({v})", kind(v)),
+                        format!(
+                            "field {f} must be a string, not {} ({v}); the official package_checker crashes on it (TypeError in ','.join)",
+                            kind(v)
+                        ),
                     )
                     .with_help(format!("quote the value: \"{f}\": \"...\"")),
                 );
