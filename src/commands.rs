@@ -276,6 +276,24 @@ fn run_check(
         (Some(changes), None) => crate::changes::target_paths(changes)?,
         _ => args.paths.clone(),
     };
+    if let (Some(changes), None, true) = (&selection, &settings.ruleset, round_paths.is_empty()) {
+        // A change that touches no package needs no rules: nothing to check,
+        // whatever the round (a README commit must not stop on the ruleset).
+        let changed = crate::git::changed_paths(changes)?.len();
+        let mut report = Report::new(&settings.usage, "", ".", Vec::new(), Vec::new());
+        report.ruleset_source = "none".to_string();
+        report.ruleset_reason = "the change touches no package: no rules needed".to_string();
+        let outcome = audit::CheckOutcome {
+            report,
+            runs: Vec::new(),
+            systems: Default::default(),
+        };
+        let checked = crate::changes::Checked {
+            paths: Vec::new(),
+            changed,
+        };
+        return Ok((outcome, settings, Some(checked)));
+    }
     let chosen = settings.choose_ruleset(source, args.ruleset.as_deref(), &round_paths)?;
     announce(&settings.usage, &chosen, io)?;
     let progress = io.progress;

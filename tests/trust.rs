@@ -708,3 +708,40 @@ fn an_official_crash_is_an_official_fail_naming_the_crash() {
                 .unwrap()
                 .contains("the official package_checker crashes here: FileNotFoundError")));
 }
+
+/// A change that touches no package needs no ruleset (a README commit in a
+/// repository without `.mlaudit.toml`); one that touches a package whose
+/// round cannot be told stops with exit 2.
+#[test]
+fn a_change_outside_packages_needs_no_ruleset() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    let ok = Command::new("git")
+        .current_dir(r)
+        .args(["init", "-q"])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    write(r, "README.md", "x\n");
+    let out = mlaudit(r, &["check", "--changed-files", "README.md"]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("nothing to check"), "{}", out.stderr);
+    let log = std::fs::read_to_string(fixture("run/RUN002/pass.txt")).unwrap();
+    write(r, "Org/systems/sys.json", "{}");
+    write(r, "Org/results/sys/llama31_8b/result_0.txt", &log);
+    let out = mlaudit(
+        r,
+        &[
+            "check",
+            "--changed-files",
+            "Org/results/sys/llama31_8b/result_0.txt",
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("cannot tell the round"),
+        "{}",
+        out.stderr
+    );
+}

@@ -34,7 +34,8 @@ pub struct Report {
     pub version: &'static str,
     pub usage: String,
     pub ruleset: String,
-    /// Where the ruleset came from: `flag`, `config` or `inferred`.
+    /// Where the ruleset came from: `flag`, `config` or `inferred` (`none`
+    /// for a change that touches no package, checked with no rules).
     pub ruleset_source: String,
     /// Why that ruleset, in one line (the config file, the inference signal).
     pub ruleset_reason: String,

@@ -53,10 +53,13 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
     };
     writeln!(
         out,
-        "{verdict}: {}{folders} checked with {} {} rules, {} failed; {}, {}",
+        "{verdict}: {}{folders} checked with {} rules, {} failed; {}, {}",
         plural(report.logs.len(), "log", "logs"),
-        report.usage,
-        report.ruleset,
+        if report.ruleset.is_empty() {
+            "no".to_string()
+        } else {
+            format!("{} {}", report.usage, report.ruleset)
+        },
         failed,
         plural(report.summary.errors, "error", "errors"),
         plural(report.summary.warnings, "warning", "warnings")
