@@ -55,13 +55,13 @@ pub fn inputs(paths: &[PathBuf]) -> anyhow::Result<Vec<Input>> {
         }
         if p.join("results").exists() {
             anyhow::bail!(
-                "nothing to check: {} is not a folder, so {} is not a package",
+                "nothing to check: {} is not a folder, so {} is not a package (the official package_checker crashes: NotADirectoryError)",
                 p.join("results").display(),
                 p.display()
             );
         }
         anyhow::bail!(
-            "nothing to check: {} is neither a package (no results/ or systems/ folder), a results/<system> folder, a benchmark folder (no result_*.txt) nor a log file",
+            "nothing to check: {} is neither a package (no results/ or systems/ folder), a results/<system> folder, a benchmark folder (no result_*.txt) nor a log file (the official package_checker crashes on it: FileNotFoundError)",
             p.display()
         );
     }
@@ -101,10 +101,15 @@ pub fn why_nothing(
     let results = input.join("results");
     if is_package(input) {
         if !results.exists() {
-            return format!("{shown} has no results/ folder");
+            return format!(
+                "{shown} has no results/ folder (the official package_checker crashes: FileNotFoundError)"
+            );
         }
         if !results.is_dir() {
-            return format!("{} is not a folder", results.display());
+            return format!(
+                "{} is not a folder (the official package_checker crashes: NotADirectoryError)",
+                results.display()
+            );
         }
         let systems = std::fs::read_dir(&results)
             .map(|rd| {
@@ -115,7 +120,10 @@ pub fn why_nothing(
             })
             .unwrap_or(0);
         if systems == 0 {
-            return format!("{} holds no system folder", results.display());
+            return format!(
+                "{} holds no system folder (the official package_checker reports SUCCESS)",
+                results.display()
+            );
         }
     }
     if report.benchmarks.is_empty() {
@@ -142,7 +150,7 @@ pub fn why_nothing(
             })
             .collect();
         return format!(
-            "no folder of {shown} is a benchmark of {ruleset} (found {}; the round has {})",
+            "no folder of {shown} is a benchmark of {ruleset} (found {}; the round has {}); the official package_checker skips them and reports SUCCESS",
             names.join(", "),
             roster.join(", ")
         );

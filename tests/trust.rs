@@ -260,13 +260,23 @@ fn nothing_to_check_is_exit_2_with_one_line() {
         "no folder of mis is a benchmark of training 5.0.0",
     );
     nothing(r, "mis", "BERT-large (did you mean 'bert'?)");
+    // Oracle (package_checker 4.1.68 on copies of v5.0 tinycorp so broken):
+    // misnamed folders and an empty results/ SUCCESS, a results file
+    // NotADirectoryError, no results/ FileNotFoundError.
+    nothing(
+        r,
+        "mis",
+        "the official package_checker skips them and reports SUCCESS",
+    );
     // An empty results/, a results/ that is a file, no results/ at all.
     std::fs::create_dir_all(r.join("empty/results")).unwrap();
     nothing(r, "empty", "empty/results holds no system folder");
     write(r, "filed/results", "x");
     nothing(r, "filed", "filed/results is not a folder");
+    nothing(r, "filed", "crashes: NotADirectoryError");
     write(r, "sysonly/systems/sys.json", "{}");
     nothing(r, "sysonly", "sysonly has no results/ folder");
+    nothing(r, "sysonly", "crashes: FileNotFoundError");
     // A results/<system> folder without benchmark folders, and a benchmark
     // folder without a log.
     std::fs::create_dir_all(r.join("bare/results/sys")).unwrap();
