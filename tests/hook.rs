@@ -254,7 +254,7 @@ fn hooks_folder_comes_from_git_and_foreign_hooks_are_kept() {
     let foreign = r.join("shared-hooks/pre-commit");
     std::fs::write(&foreign, "#!/bin/sh\nexit 0\n").unwrap();
 
-    let out = mlaudit(r, &["hook", "install"]);
+    let out = mlaudit(r, &["hook", "install", "--ruleset", "5.0.0"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--force"), "{}", text(&out));
     assert_eq!(
@@ -268,7 +268,18 @@ fn hooks_folder_comes_from_git_and_foreign_hooks_are_kept() {
     assert!(text(&out).contains("left alone"), "{}", text(&out));
     assert!(foreign.exists());
 
-    let out = mlaudit(r, &["hook", "install", "--force", "--hook", "pre-commit"]);
+    let out = mlaudit(
+        r,
+        &[
+            "hook",
+            "install",
+            "--force",
+            "--hook",
+            "pre-commit",
+            "--ruleset",
+            "5.0.0",
+        ],
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert!(std::fs::read_to_string(&foreign)
         .unwrap()

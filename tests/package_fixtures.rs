@@ -93,10 +93,12 @@ fn unknown_files() {
     );
 }
 
-// Official: "Skipping benchmark: resnet" (warning).
+// Official: "Skipping benchmark: resnet" (warning), and PASS. In mlaudit's
+// own verdict an unchecked folder is an error (PKG004 is `extra`, so
+// `official_verdict` keeps the PASS: tests/trust.rs).
 #[test]
 fn not_allowed() {
-    let r = expect("not_allowed", Verdict::Pass, &[("PKG004", 1)]);
+    let r = expect("not_allowed", Verdict::Fail, &[("PKG004", 1)]);
     assert!(r.benchmarks.iter().any(|b| b.verdict == Verdict::Skipped));
 }
 
@@ -167,11 +169,18 @@ fn seed_dup_within() {
 
 // Official: with "seed-checker-bypass\n" (trailing newline) the line is
 // ignored and the seed checker fails; without the newline it is honoured.
-// We honour both and say when the official tool would not.
+// We honour both and say when the official tool would not: PKG030 (a
+// warning marked `official_fail`) carries the seed error the official
+// checker fails on, so `official_verdict` is FAIL (tests/trust.rs).
 #[test]
 fn params_with_and_without_newline() {
     for (case, official) in [("params_newline", false), ("params_no_newline", true)] {
-        let r = expect(case, Verdict::Pass, &[("PKG003", 1)]);
+        let want: &[(&str, usize)] = if official {
+            &[("PKG003", 1)]
+        } else {
+            &[("PKG003", 1), ("PKG030", 1)]
+        };
+        let r = expect(case, Verdict::Pass, want);
         assert_eq!(r.bypasses.len(), 1, "{case}");
         assert_eq!(r.bypasses[0].flag, "seed-checker-bypass");
         assert_eq!(r.bypasses[0].official_honours, official, "{case}");

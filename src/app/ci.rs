@@ -42,10 +42,12 @@ pub fn changed_only(
                 crate::app::reproduce::shell_word(&settings.usage)
             ));
         }
-        cmd.push_str(&format!(
-            " --ruleset {}",
-            crate::app::reproduce::shell_word(&settings.ruleset)
-        ));
+        if let Some(r) = &settings.ruleset {
+            cmd.push_str(&format!(
+                " --ruleset {}",
+                crate::app::reproduce::shell_word(r)
+            ));
+        }
         for line in output::refusal(report, args.output.fail_on, &cmd) {
             writeln!(io.err, "{line}")?;
         }
@@ -65,6 +67,22 @@ pub fn hook(rules: Option<&Path>, command: HookCommand, io: &mut Io<'_>) -> anyh
             force,
         } => {
             let (usage_flag, ruleset_flag) = (usage.clone(), ruleset.clone());
+            // Refused now, not at the first commit: a hook with no ruleset
+            // or one that does not exist would stop every commit.
+            let settings = crate::app::settings::resolve(
+                usage_flag.as_deref(),
+                ruleset_flag.as_deref(),
+                None,
+            )?;
+            let source = RuleSource::from_option(rules);
+            let known = crate::discover::round::versions(&source, &settings.usage);
+            let Some(version) = settings.ruleset.clone() else {
+                anyhow::bail!(
+                    "hook install needs the ruleset of the round: give --ruleset (one of {}) or set `ruleset` in .mlaudit.toml",
+                    known.join(", ")
+                );
+            };
+            crate::check::rules::Ruleset::load(&source, &settings.usage, &version)?;
             let mut args = Vec::new();
             if let Some(r) = rules {
                 let abs = std::path::absolute(r).unwrap_or_else(|_| r.to_path_buf());
@@ -87,23 +105,11 @@ pub fn hook(rules: Option<&Path>, command: HookCommand, io: &mut Io<'_>) -> anyh
                 Installed::Replaced(p) => ("replaced the existing hook with", p),
             };
             writeln!(io.out, "mlaudit: {verb} {}", path.display())?;
-            let settings = crate::app::settings::resolve(
-                usage_flag.as_deref(),
-                ruleset_flag.as_deref(),
-                None,
-            )?;
             let from = match (&ruleset_flag, &settings.config) {
-                (Some(_), _) => "written into the hook".to_string(),
                 (None, Some(c)) => format!("read from {} at each run", c.path.display()),
-                (None, None) => {
-                    "the default; set it with --ruleset or in .mlaudit.toml".to_string()
-                }
+                _ => "written into the hook".to_string(),
             };
-            writeln!(
-                io.out,
-                "rules: {} {} ({from})",
-                settings.usage, settings.ruleset
-            )?;
+            writeln!(io.out, "rules: {} {version} ({from})", settings.usage)?;
             let skip = match kind {
                 HookKind::PreCommit => "git commit --no-verify",
                 HookKind::PrePush => "git push --no-verify",

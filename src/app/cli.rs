@@ -137,7 +137,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// A package, a benchmark folder, or log files.
-    #[arg(required_unless_present_any = ["staged", "changed_since"])]
+    #[arg(required_unless_present_any = ["staged", "changed_since", "changed_files"])]
     pub paths: Vec<PathBuf>,
 }
 
@@ -177,6 +177,10 @@ pub struct ChangeArgs {
     /// (`git diff REV`: commits and uncommitted changes).
     #[arg(long, value_name = "REV", conflicts_with = "paths")]
     pub changed_since: Option<String>,
+    /// The paths given are changed files (as the pre-commit framework
+    /// passes them): check the benchmark folders and packages they touch.
+    #[arg(long, conflicts_with_all = ["staged", "changed_since"])]
+    pub changed_files: bool,
 }
 
 impl ChangeArgs {

@@ -78,7 +78,9 @@ fn log(
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
     let settings = crate::app::settings::resolve(usage, version, output.format)?;
-    let (usage, version) = (settings.usage.as_str(), settings.ruleset.as_str());
+    let chosen = settings.choose_ruleset(source, version, files)?;
+    announce(&settings.usage, &chosen, io)?;
+    let (usage, version) = (settings.usage.as_str(), chosen.ruleset.as_str());
     let ruleset = Ruleset::load(source, usage, version)?;
     for f in files {
         if f.is_dir() {
@@ -92,13 +94,14 @@ fn log(
         .par_iter()
         .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
         .collect();
-    let report = Report::from_logs(usage, version, ".", logs);
+    let mut report = Report::from_logs(usage, version, ".", logs);
+    report.set_ruleset_source(&chosen);
     output::emit(source, &report, settings.format, output, io)?;
     Ok(output::exit_of(&report, output))
 }
 
 fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
-    let (outcome, settings, changes) = run_check(source, args, io.progress)?;
+    let (outcome, settings, changes) = run_check(source, args, io)?;
     match changes {
         Some(changes) => {
             crate::app::ci::changed_only(source, args, &settings, &outcome, &changes, io)
@@ -114,7 +117,6 @@ fn check(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Resu
 /// checked against.
 fn write_html(
     source: &RuleSource,
-    settings: &crate::app::settings::Settings,
     rules: &audit::Rules,
     args: &CheckArgs,
     outcome: &audit::CheckOutcome,
@@ -129,15 +131,15 @@ fn write_html(
             RuleSource::Embedded => format!(
                 "rules built into mlaudit {} ({}/{}/)",
                 env!("CARGO_PKG_VERSION"),
-                settings.usage,
-                settings.ruleset
+                outcome.report.usage,
+                outcome.report.ruleset
             ),
             RuleSource::Dir(d) => format!("rules from {}", d.display()),
         },
         command: crate::app::reproduce::command_line(
             args,
-            &settings.usage,
-            &settings.ruleset,
+            &outcome.report.usage,
+            &outcome.report.ruleset,
             source,
         ),
     };
@@ -147,7 +149,7 @@ fn write_html(
 /// `rcp`: the check pipeline, reported as the RCP results; exit 1 when an
 /// RCP check fails.
 fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
-    let (outcome, settings, _) = run_check(source, args, io.progress)?;
+    let (outcome, settings, _) = run_check(source, args, io)?;
     output::write_to(&args.output, io, &mut |w, color| match settings.format {
         Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
         other => output::render(source, &outcome.report, other, color, w),
@@ -175,7 +177,7 @@ fn score(
     csv: Option<&std::path::Path>,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
-    let (outcome, settings, _) = run_check(source, args, io.progress)?;
+    let (outcome, settings, _) = run_check(source, args, io)?;
     let to_stdout = csv.is_some_and(|p| p.as_os_str() == "-");
     match csv {
         Some(_) if to_stdout => {
@@ -253,21 +255,54 @@ fn repeat(
 fn run_check(
     source: &RuleSource,
     args: &CheckArgs,
-    progress: bool,
+    io: &mut Io<'_>,
 ) -> anyhow::Result<(
     audit::CheckOutcome,
     crate::app::settings::Settings,
     Option<crate::discover::changes::Checked>,
 )> {
-    let settings = crate::app::settings::resolve(
+    let mut settings = crate::app::settings::resolve(
         args.usage.as_deref(),
         args.ruleset.as_deref(),
         args.output.format,
     )?;
-    let rules = audit::Rules::load(source, &settings.usage, &settings.ruleset)?;
+    let selection = if args.changes.changed_files {
+        Some(crate::discover::git::Changes::Files(&args.paths))
+    } else {
+        args.changes.selection()
+    };
+    // The paths the round is told from, when no flag or config names it.
+    let round_paths = match (&selection, &settings.ruleset) {
+        (Some(changes), None) => crate::discover::changes::target_paths(changes)?,
+        _ => args.paths.clone(),
+    };
+    if let (Some(changes), None, true) = (&selection, &settings.ruleset, round_paths.is_empty()) {
+        // A change that touches no package needs no rules: nothing to check,
+        // whatever the round (a README commit must not stop on the ruleset).
+        let changed = crate::discover::git::changed_paths(changes)?.len();
+        let mut report = Report::new(&settings.usage, "", ".", Vec::new(), Vec::new());
+        report.ruleset_source = "none".to_string();
+        report.ruleset_reason = "the change touches no package: no rules needed".to_string();
+        let outcome = audit::CheckOutcome {
+            report,
+            runs: Vec::new(),
+            systems: Default::default(),
+        };
+        let checked = crate::discover::changes::Checked {
+            paths: Vec::new(),
+            changed,
+            root: String::new(),
+        };
+        return Ok((outcome, settings, Some(checked)));
+    }
+    let chosen = settings.choose_ruleset(source, args.ruleset.as_deref(), &round_paths)?;
+    announce(&settings.usage, &chosen, io)?;
+    let progress = io.progress;
+    settings.ruleset = Some(chosen.ruleset.clone());
+    let rules = audit::Rules::load(source, &settings.usage, &chosen.ruleset)?;
     let opts = CheckOptions {
         usage: settings.usage.clone(),
-        ruleset: settings.ruleset.clone(),
+        ruleset: chosen.ruleset.clone(),
         package: crate::aggregate::package::PackageOptions {
             rcp_bypass: args.rcp_bypass,
             seed_checker_bypass: args.seed_checker_bypass,
@@ -281,40 +316,95 @@ fn run_check(
     } else {
         Box::new(Silent)
     };
-    if let Some(changes) = args.changes.selection() {
+    if let Some(changes) = selection {
         let checked = crate::discover::changes::changed_targets(&changes)?;
         let result = audit::check_paths(&rules, &checked.paths, &checked.root, &opts, &*bar);
         bar.finish();
-        let outcome = result?;
-        write_html(source, &settings, &rules, args, &outcome)?;
+        let mut outcome = result?;
+        outcome.report.set_ruleset_source(&chosen);
+        write_html(source, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }
-    let outcome = match args.paths.as_slice() {
-        [one] if !one.is_file() => {
-            if !one.exists() {
-                anyhow::bail!("{}: no such file or folder", one.display());
+    let inputs = crate::discover::scope::inputs(&args.paths)?;
+    let (folders, files): (Vec<_>, Vec<_>) = inputs
+        .into_iter()
+        .partition(|i| matches!(i, crate::discover::scope::Input::Folder(_)));
+    let files: Vec<std::path::PathBuf> = files
+        .into_iter()
+        .filter_map(|i| match i {
+            crate::discover::scope::Input::Log(p) => Some(p),
+            crate::discover::scope::Input::Folder(_) => None,
+        })
+        .collect();
+    let roster: Vec<String> = rules.package.benchmarks.keys().cloned().collect();
+    let mut parts = Vec::new();
+    for input in &folders {
+        let crate::discover::scope::Input::Folder(dir) = input else {
+            continue;
+        };
+        let part = audit::check_path_with_progress(&rules, dir, &opts, &*bar);
+        let part = match part {
+            Ok(p) => p,
+            Err(e) => {
+                bar.finish();
+                return Err(e);
             }
-            let outcome = audit::check_path_with_progress(&rules, one, &opts, &*bar);
+        };
+        if part.report.logs.is_empty() {
             bar.finish();
-            outcome?
+            anyhow::bail!(
+                "nothing to check: {}",
+                crate::discover::scope::why_nothing(
+                    dir,
+                    &part.report,
+                    &roster,
+                    &format!("{} {}", settings.usage, chosen.ruleset)
+                )
+            );
         }
-        many => {
-            if let Some(d) = many.iter().find(|p| !p.is_file()) {
-                anyhow::bail!(
-                    "{}: {}; give one package or folder, or log files",
-                    d.display(),
-                    if d.exists() {
-                        "is a folder"
-                    } else {
-                        "no such file"
-                    }
-                );
-            }
-            audit::check_logs(&rules, many, &opts)?
+        parts.push(part);
+    }
+    bar.finish();
+    if !files.is_empty() {
+        parts.push(audit::check_logs(&rules, &files, &opts)?);
+    }
+    let mut outcome = if parts.len() == 1 {
+        parts.remove(0)
+    } else {
+        let mut runs = Vec::new();
+        let mut systems = std::collections::BTreeMap::new();
+        let mut reports = Vec::new();
+        for p in parts {
+            reports.push(p.report);
+            runs.extend(p.runs);
+            systems.extend(p.systems);
+        }
+        audit::CheckOutcome {
+            report: Report::merge(&opts.usage, &opts.ruleset, "", reports),
+            runs,
+            systems,
         }
     };
-    write_html(source, &settings, &rules, args, &outcome)?;
+    outcome.report.set_ruleset_source(&chosen);
+    write_html(source, &rules, args, &outcome)?;
     Ok((outcome, settings, None))
+}
+
+/// Says on standard error which ruleset was inferred and why (a flag or
+/// the config names it explicitly).
+fn announce(
+    usage: &str,
+    chosen: &crate::discover::round::Chosen,
+    io: &mut Io<'_>,
+) -> anyhow::Result<()> {
+    if chosen.source == crate::discover::round::RulesetSource::Inferred {
+        writeln!(
+            io.err,
+            "mlaudit: using ruleset {usage} {} ({}); give --ruleset to choose another",
+            chosen.ruleset, chosen.why
+        )?;
+    }
+    Ok(())
 }
 
 fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {

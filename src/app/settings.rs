@@ -9,13 +9,15 @@ use crate::config::Config;
 use clap::ValueEnum;
 
 pub const DEFAULT_USAGE: &str = "training";
-pub const DEFAULT_RULESET: &str = "6.1.0";
 
 /// What a command runs with, once flags, config and defaults are merged.
+/// There is no default ruleset: see [`Settings::choose_ruleset`].
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub usage: String,
-    pub ruleset: String,
+    /// The flag's or the config's; `None`: neither gives one, and the
+    /// command infers the round from what it checks ([`crate::round`]).
+    pub ruleset: Option<String>,
     pub format: Format,
     /// The project config, when one was found.
     pub config: Option<Config>,
@@ -67,11 +69,27 @@ pub fn merge(
             .to_string(),
         ruleset: ruleset
             .or(from_config(|c| c.ruleset.as_ref()))
-            .unwrap_or(DEFAULT_RULESET)
-            .to_string(),
+            .map(str::to_string),
         format,
         config,
     })
+}
+
+impl Settings {
+    /// The ruleset: the flag, else the config's, else the round `paths`
+    /// leave no doubt about ([`crate::discover::round::choose`]).
+    pub fn choose_ruleset(
+        &self,
+        source: &crate::rulebook::source::RuleSource,
+        flag: Option<&str>,
+        paths: &[std::path::PathBuf],
+    ) -> Result<crate::discover::round::Chosen, crate::discover::round::RoundError> {
+        let config = match (flag, &self.config) {
+            (None, Some(c)) => c.ruleset.as_deref().map(|r| (r, c.path.as_path())),
+            _ => None,
+        };
+        crate::discover::round::choose(source, &self.usage, flag, config, paths)
+    }
 }
 
 #[cfg(test)]
@@ -86,17 +104,14 @@ mod tests {
     #[test]
     fn flags_override_the_config_which_overrides_the_defaults() {
         let s = merge(None, None, None, None).unwrap();
-        assert_eq!(
-            (s.usage.as_str(), s.ruleset.as_str()),
-            ("training", "6.1.0")
-        );
+        assert_eq!((s.usage.as_str(), s.ruleset.as_deref()), ("training", None));
         assert_eq!(s.format, Format::Text);
         let c = cfg("ruleset = \"5.0.0\"\nformat = \"sarif\"\n");
         let s = merge(None, None, None, c.clone()).unwrap();
-        assert_eq!(s.ruleset, "5.0.0");
+        assert_eq!(s.ruleset.as_deref(), Some("5.0.0"));
         assert_eq!(s.format, Format::Sarif);
         let s = merge(None, Some("5.1.0"), Some(Format::Json), c).unwrap();
-        assert_eq!(s.ruleset, "5.1.0");
+        assert_eq!(s.ruleset.as_deref(), Some("5.1.0"));
         assert_eq!(s.format, Format::Json);
     }
 

@@ -265,7 +265,28 @@ fn check_tree(
             };
             let folder = stats::analyse(&rules.stats, &runs, &compliant, &sopts)?;
             entry.add_stats(&folder);
-            Ok((entry, Some(runs), folder.findings))
+            let mut extra = folder.findings;
+            // A bypass only mlaudit honours (params line with a trailing
+            // newline): the official RCP check fails the folder.
+            if folder.rcp.verdict == crate::aggregate::stats::rcp::Verdict::Bypassed
+                && !bv.rcp_bypass_official
+            {
+                let theirs = [Finding::new(
+                    "RCP",
+                    Severity::Error,
+                    &bv.path,
+                    format!(
+                        "RCP check fails without the bypass ({})",
+                        folder.rcp.message
+                    ),
+                )];
+                extra.extend(submission::check::official_only_failure(
+                    &bv.path,
+                    "rcp-bypass",
+                    &theirs,
+                ));
+            }
+            Ok((entry, Some(runs), extra))
         })
         .collect();
 
@@ -303,13 +324,44 @@ fn check_tree(
         .iter()
         .chain(log_findings.iter().filter(|_| loose))
         .filter(error)
-        .any(|f| !rules.codes.is_extra(&f.code));
+        .any(|f| !rules.codes.is_extra(&f.code))
+        || findings
+            .iter()
+            .any(|f| rules.codes.is_official_fail(&f.code));
     let fail = findings
         .iter()
         .chain(log_findings.iter().filter(|_| loose))
         .filter(error)
         .any(|f| !(rules.codes.is_extra(&f.code) && waived_by(f)));
     let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
+    // Why the two verdicts differ, in one line: the checks only mlaudit makes.
+    let official_only: Vec<String> = findings
+        .iter()
+        .filter(|f| rules.codes.is_official_fail(&f.code))
+        .map(|f| format!("{}: {}", f.path, f.message))
+        .collect();
+    let difference =
+        (!fail && official_fail && !official_only.is_empty()).then(|| official_only.join("; "));
+    let difference = difference.or_else(|| {
+        (fail && !official_fail).then(|| {
+            let mut codes: Vec<String> = findings
+                .iter()
+                .chain(log_findings.iter().filter(|_| loose))
+                .filter(error)
+                .filter(|f| rules.codes.is_extra(&f.code) && !waived_by(f))
+                .map(|f| {
+                    let title = rules.codes.get(&f.code).map_or("", |d| d.title.as_str());
+                    format!("{} ({title})", f.code)
+                })
+                .collect();
+            codes.sort();
+            codes.dedup();
+            format!(
+                "mlaudit fails on {}, which the official tools do not check",
+                codes.join(", ")
+            )
+        })
+    });
     for b in &mut benchmarks {
         b.finish(&findings);
     }
@@ -339,6 +391,7 @@ fn check_tree(
     let mut report = Report::new(&opts.usage, &opts.ruleset, &tree.root, logs, findings);
     report.verdict = as_verdict(fail);
     report.official_verdict = as_verdict(official_fail);
+    report.verdict_difference = difference;
     report.waived = waived;
     report.summary.benchmarks = benchmarks.len();
     report.bypasses = package.bypasses.clone();
@@ -369,6 +422,8 @@ struct Collectors<'a> {
     pkg: Option<logscan::Collector>,
     hash: ContentHash,
     want_all: bool,
+    /// The checks of one run beyond the official ones (`RUN*`).
+    extra: crate::check::runcheck::Collector,
     /// How the read ended: its summary, or why it failed.
     read: Option<Result<crate::mllog::ScanSummary, std::io::Error>>,
 }
@@ -382,6 +437,7 @@ impl<'a> Collectors<'a> {
             run: dir.map(|_| RunCollector::default()),
             pkg: dir.map(|_| logscan::Collector::default()),
             hash: ContentHash::default(),
+            extra: crate::check::runcheck::Collector::default(),
             read: None,
         }
     }
@@ -404,6 +460,11 @@ impl<'a> Collectors<'a> {
         let read = self
             .read
             .unwrap_or_else(|| Err(std::io::Error::other("the log was not read")));
+        let extra = if read.is_ok() {
+            self.extra.finish(&rules.codes, &f.path, dir.is_none())
+        } else {
+            Vec::new()
+        };
         let (read, facts) = match read {
             Ok(summary) => {
                 let facts = self.pkg.map(|c| c.finish(&f.path, Ok(summary)));
@@ -415,7 +476,7 @@ impl<'a> Collectors<'a> {
                 (Err(msg), facts)
             }
         };
-        let policy = match (rules.policy.as_ref(), self.pol, read) {
+        let mut policy = match (rules.policy.as_ref(), self.pol, read) {
             (Some(p), Some(c), Ok(_)) => policy::check_facts(
                 p,
                 dir.map(|d| d.benchmark.as_str()),
@@ -431,17 +492,24 @@ impl<'a> Collectors<'a> {
             .with_help(p.help("POL040"))],
             _ => Vec::new(),
         };
+        policy.extend(extra);
         OnePass { policy, run, facts }
     }
 }
 
 impl rules::Observer for Collectors<'_> {
     fn wants(&mut self, key: &str) -> bool {
-        self.want_all || stats::reader::wanted(key) || logscan::wanted(key)
+        self.want_all
+            || stats::reader::wanted(key)
+            || logscan::wanted(key)
+            || crate::check::runcheck::wanted(key)
     }
 
     fn record(&mut self, r: &crate::mllog::Record<'_>) {
         let e = r.to_event();
+        if crate::check::runcheck::wanted(&e.key) {
+            self.extra.event(&e);
+        }
         if let Some(p) = self.pol.as_mut() {
             p.event(&e);
         }

@@ -6,3 +6,4 @@
 
 pub mod policy;
 pub mod rules;
+pub mod runcheck;

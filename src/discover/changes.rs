@@ -58,6 +58,27 @@ pub fn changed_targets(changes: &Changes<'_>) -> anyhow::Result<Checked> {
     })
 }
 
+/// The folders and packages a change touches, as paths relative to the
+/// current directory (what [`check_changes`] checks).
+pub fn target_paths(changes: &Changes<'_>) -> anyhow::Result<Vec<PathBuf>> {
+    let wt = WorkTree::current()?;
+    let changed = crate::discover::git::changed_paths(changes)?;
+    let top = if wt.cdup.is_empty() {
+        PathBuf::from(".")
+    } else {
+        PathBuf::from(&wt.cdup)
+    };
+    let t = targets(&top, &changed);
+    Ok(t.packages
+        .iter()
+        .chain(t.folders.iter())
+        .map(|p| {
+            let s = shown(&wt, p);
+            PathBuf::from(if s.is_empty() { "." } else { s.as_str() })
+        })
+        .collect())
+}
+
 /// A top-relative path written relative to the current directory.
 fn shown(wt: &WorkTree, top_relative: &str) -> String {
     let p = wt.from_top(top_relative);

@@ -141,6 +141,10 @@ pub enum Changes<'a> {
     Staged,
     /// The work tree against a revision (`git diff REV`).
     Since(&'a str),
+    /// Files named by the caller, relative to the current directory (what
+    /// the pre-commit framework passes a hook: the staged files, the files
+    /// between `--from-ref` and `--to-ref`, or every file with `--all-files`).
+    Files(&'a [PathBuf]),
 }
 
 pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<String>, GitError> {
@@ -150,6 +154,16 @@ pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<String>, GitError> {
         Changes::Since(rev) => {
             args.push(rev);
             args.push("--");
+        }
+        Changes::Files(files) => {
+            let wt = WorkTree::current()?;
+            let mut paths: Vec<String> = files
+                .iter()
+                .filter_map(|f| wt.to_top(&f.to_string_lossy()))
+                .collect();
+            paths.sort();
+            paths.dedup();
+            return Ok(paths);
         }
     }
     let out = run(None, &args)?;

@@ -10,6 +10,8 @@
 pub mod changes;
 pub mod git;
 pub mod paths;
+pub mod round;
+pub mod scope;
 pub mod tree;
 pub mod walk;
 

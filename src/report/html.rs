@@ -101,6 +101,8 @@ struct Page {
     verdict: &'static str,
     /// The official tools' verdict when it differs.
     official_verdict: Option<&'static str>,
+    /// Why it differs, in one line.
+    official_why: String,
     tool: &'static str,
     version: &'static str,
     usage: String,
@@ -312,6 +314,10 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         root: report.root.clone(),
         verdict,
         official_verdict,
+        official_why: report.verdict_difference.clone().unwrap_or_else(|| {
+            "the difference comes from checks they do not make (marked extra in the rule glossary)"
+                .to_string()
+        }),
         tool: report.tool,
         version: report.version,
         usage: report.usage.clone(),

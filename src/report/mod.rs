@@ -36,11 +36,19 @@ pub struct Report {
     pub version: &'static str,
     pub usage: String,
     pub ruleset: String,
+    /// Where the ruleset came from: `flag`, `config` or `inferred` (`none`
+    /// for a change that touches no package, checked with no rules).
+    pub ruleset_source: String,
+    /// Why that ruleset, in one line (the config file, the inference signal).
+    pub ruleset_reason: String,
     pub root: String,
     pub verdict: Verdict,
     /// What the official tools would conclude: `verdict` without the checks
     /// they do not make (codes marked `extra` in `rules/codes/`).
     pub official_verdict: Verdict,
+    /// Why `verdict` and `official_verdict` differ, in one line; `null`
+    /// when they agree.
+    pub verdict_difference: Option<String>,
     pub summary: Summary,
     pub logs: Vec<LogCheck>,
     pub benchmarks: Vec<BenchmarkReport>,
@@ -172,9 +180,12 @@ impl Report {
             version: env!("CARGO_PKG_VERSION"),
             usage: usage.to_string(),
             ruleset: ruleset.to_string(),
+            ruleset_source: "flag".to_string(),
+            ruleset_reason: "--ruleset".to_string(),
             root: root.to_string(),
             verdict,
             official_verdict: verdict,
+            verdict_difference: None,
             summary: Summary {
                 errors,
                 warnings,
@@ -191,6 +202,12 @@ impl Report {
 }
 
 impl Report {
+    /// Records where the ruleset came from.
+    pub fn set_ruleset_source(&mut self, chosen: &crate::discover::round::Chosen) {
+        self.ruleset_source = chosen.source.name().to_string();
+        self.ruleset_reason = chosen.why.clone();
+    }
+
     /// One report of several checks made with the same rules (the folders
     /// and packages a change touches): logs, folders and findings
     /// gathered and sorted, counts recomputed, and the verdicts failing
@@ -203,6 +220,7 @@ impl Report {
         let mut waived = Vec::new();
         let mut verdict = Verdict::Pass;
         let mut official = Verdict::Pass;
+        let mut differences: Vec<String> = Vec::new();
         for p in parts {
             logs.extend(p.logs);
             benchmarks.extend(p.benchmarks);
@@ -215,6 +233,11 @@ impl Report {
             if p.official_verdict == Verdict::Fail {
                 official = Verdict::Fail;
             }
+            if let Some(d) = p.verdict_difference {
+                if !differences.contains(&d) {
+                    differences.push(d);
+                }
+            }
         }
         logs.sort_by(|a, b| a.path.cmp(&b.path));
         logs.dedup_by(|a, b| a.path == b.path);
@@ -226,6 +249,9 @@ impl Report {
         let mut report = Report::new(usage, ruleset, root, logs, findings);
         report.verdict = verdict;
         report.official_verdict = official;
+        if verdict != official {
+            report.verdict_difference = Some(differences.join("; "));
+        }
         report.summary.benchmarks = benchmarks.len();
         report.benchmarks = benchmarks;
         report.bypasses = bypasses;

@@ -53,10 +53,13 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
     };
     writeln!(
         out,
-        "{verdict}: {}{folders} checked with {} {} rules, {} failed; {}, {}",
+        "{verdict}: {}{folders} checked with {} rules, {} failed; {}, {}",
         plural(report.logs.len(), "log", "logs"),
-        report.usage,
-        report.ruleset,
+        if report.ruleset.is_empty() {
+            "no".to_string()
+        } else {
+            format!("{} {}", report.usage, report.ruleset)
+        },
         failed,
         plural(report.summary.errors, "error", "errors"),
         plural(report.summary.warnings, "warning", "warnings")
@@ -88,7 +91,11 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         };
         writeln!(
             out,
-            "note: the official tools would say {official}: the difference comes from checks they do not make"
+            "note: the official tools would say {official}: {}",
+            report
+                .verdict_difference
+                .as_deref()
+                .unwrap_or("the difference comes from checks they do not make")
         )?;
     }
     Ok(())

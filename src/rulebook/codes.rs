@@ -9,6 +9,7 @@
 //!   help: log init_stop once, after every init_start and before run_start
 //!   policy: training rules, section 1.5 (optional citation)
 //!   extra: true            # optional: a check the official tools do not make
+//!   official_fail: true    # optional: the official tools fail where it is reported
 //! ```
 //!
 //! An `extra` error fails mlaudit's verdict but not the report's
@@ -32,6 +33,10 @@ pub struct CodeDoc {
     /// A check beyond the official tools (their verdict ignores it).
     #[serde(default)]
     pub extra: bool,
+    /// A finding on which the official tools fail although mlaudit does
+    /// not (a quirk of theirs it does not share): `official_verdict` fails.
+    #[serde(default)]
+    pub official_fail: bool,
 }
 
 /// All documented codes, sorted by code.
@@ -84,6 +89,11 @@ impl CodeRegistry {
 
     pub fn get(&self, code: &str) -> Option<&CodeDoc> {
         self.codes.get(code)
+    }
+
+    /// Whether the official tools fail where `code` is reported.
+    pub fn is_official_fail(&self, code: &str) -> bool {
+        self.get(code).is_some_and(|d| d.official_fail)
     }
 
     /// Whether `code` is a check the official tools do not make.

@@ -61,6 +61,10 @@ pub struct BenchmarkVerdict {
     pub seed_checker_bypass: bool,
     /// Whether the seed checks ran.
     pub seeds_checked: bool,
+    /// Whether the official package_checker bypasses the RCP check too
+    /// (command line, or a params line without a trailing newline).
+    #[serde(skip)]
+    pub rcp_bypass_official: bool,
 }
 
 /// One bypass request and where it came from.
@@ -87,6 +91,9 @@ pub struct PackageReport {
 struct Flags {
     rcp: bool,
     seed: bool,
+    /// Requested by a line the official package_checker honours too.
+    rcp_official: bool,
+    seed_official: bool,
 }
 
 const RCP_FLAG: &str = "rcp-bypass";
@@ -120,8 +127,14 @@ fn read_flags(
         }
         let official = i + 1 == n && !p.trailing_newline && raw == line;
         match line {
-            RCP_FLAG => flags.rcp = true,
-            SEED_FLAG => flags.seed = true,
+            RCP_FLAG => {
+                flags.rcp = true;
+                flags.rcp_official |= official;
+            }
+            SEED_FLAG => {
+                flags.seed = true;
+                flags.seed_official |= official;
+            }
             _ => {}
         }
         let mut msg = format!("{line} requested");
@@ -142,6 +155,34 @@ fn read_flags(
         });
     }
     flags
+}
+
+/// PKG030: the official package_checker ignores the `flag` line of a
+/// `package_checker_params` that ends with a newline, runs the check
+/// mlaudit bypassed, and fails the folder on these errors.
+pub fn official_only_failure(path: &str, flag: &str, theirs: &[Finding]) -> Option<Finding> {
+    let errors: Vec<String> = theirs
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| format!("{} {}", f.code, f.message))
+        .collect();
+    let first = errors.first()?;
+    let more = if errors.len() > 1 {
+        format!(" (and {} more)", errors.len() - 1)
+    } else {
+        String::new()
+    };
+    Some(
+        Finding::new(
+            "PKG030",
+            Severity::Warning,
+            path,
+            format!(
+                "the official package_checker ignores the {flag} line (it ends with a newline), so it fails this folder: {first}{more}; mlaudit honours the bypass"
+            ),
+        )
+        .with_help("remove the trailing newline after the last line of package_checker_params"),
+    )
 }
 
 fn run_name(path: &str) -> String {
@@ -215,7 +256,7 @@ pub fn check_package_with(
         let (sev, msg) = if in_package {
             (
                 Severity::Error,
-                format!("no systems/{sys}.json for results/{sys}: division unknown, seed and cross-checks skipped"),
+                format!("no systems/{sys}.json for results/{sys}: division unknown, seed and cross-checks skipped (the official package_checker crashes here: FileNotFoundError opening systems/{sys}.json)"),
             )
         } else {
             (
@@ -252,15 +293,24 @@ pub fn check_package_with(
             rcp_bypass: opts.rcp_bypass,
             seed_checker_bypass: opts.seed_checker_bypass,
             seeds_checked: false,
+            rcp_bypass_official: opts.rcp_bypass,
         };
         let Some(bm_rule) = rules.benchmarks.get(&b.benchmark) else {
+            // The official tools skip the folder with a warning; in
+            // mlaudit's own verdict a result nobody checks is an error
+            // (code marked `extra`).
+            let hint = crate::discover::scope::did_you_mean(&b.benchmark, rules.benchmarks.keys())
+                .map(|m| format!(" (did you mean '{m}'?)"))
+                .unwrap_or_default();
             out.push(
                 Finding::of(
                     code::PKG004,
                     &b.path,
                     format!(
-                        "'{}' is not a benchmark of {}; folder skipped",
-                        b.benchmark, rules.ruleset
+                        "'{}' is not a benchmark of {}{hint}; its {} log(s) are not checked (the official package_checker skips the folder with a warning)",
+                        b.benchmark,
+                        rules.ruleset,
+                        b.result_logs.len()
                     ),
                 )
                 .with_help(format!(
@@ -291,6 +341,8 @@ pub fn check_package_with(
             .unwrap_or_default();
         v.rcp_bypass |= sf.rcp || ff.rcp;
         v.seed_checker_bypass |= sf.seed || ff.seed;
+        v.rcp_bypass_official |= sf.rcp_official || ff.rcp_official;
+        let seed_bypass_official = opts.seed_checker_bypass || sf.seed_official || ff.seed_official;
 
         // File count and naming.
         let n = b.result_logs.len();
@@ -416,6 +468,15 @@ pub fn check_package_with(
                     &b.path,
                     "seed checks bypassed (seed-checker-bypass)",
                 ));
+                if !seed_bypass_official {
+                    // The official tool ignores the newline-terminated line
+                    // and runs the seed checks: its verdict is theirs.
+                    let mut theirs = Vec::new();
+                    check_seeds(&logs, &mut theirs);
+                    if let Some(f) = official_only_failure(&b.path, SEED_FLAG, &theirs) {
+                        out.push(f);
+                    }
+                }
             } else {
                 check_seeds(&logs, &mut out);
                 v.seeds_checked = true;

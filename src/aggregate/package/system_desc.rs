@@ -123,7 +123,10 @@ pub fn check_system(
                     Finding::of(
                         code::SYS004,
                         path,
-                        format!("field {f} must be a string, not {} ({v})", kind(v)),
+                        format!(
+                            "field {f} must be a string, not {} ({v}); the official package_checker crashes on it (TypeError in ','.join)",
+                            kind(v)
+                        ),
                     )
                     .with_help(format!("quote the value: \"{f}\": \"...\"")),
                 );

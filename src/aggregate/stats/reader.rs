@@ -405,7 +405,7 @@ impl FolderRuns {
                                 code::RCP005,
                                 &run.path.display().to_string(),
                                 format!(
-                                    "global_batch_size {} differs from {} in {}",
+                                    "global_batch_size {} differs from {} in {} (the official RCP checker crashes here: KeyError None)",
                                     cur.as_ref()
                                         .map_or("(not logged)".to_string(), |v| v.to_string()),
                                     v0,
@@ -427,7 +427,7 @@ impl FolderRuns {
                             code::RCP005,
                             &run.path.display().to_string(),
                             format!(
-                                "submission_benchmark {} differs from {b0} in {}",
+                                "submission_benchmark {} differs from {b0} in {} (the official RCP checker crashes here: KeyError None)",
                                 cur.unwrap_or("(not logged)"),
                                 r0.name
                             ),
