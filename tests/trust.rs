@@ -284,6 +284,13 @@ fn nothing_to_check_is_exit_2_with_one_line() {
     std::fs::create_dir_all(r.join("nolog/results/sys/bert")).unwrap();
     write(r, "nolog/systems/sys.json", "{}");
     nothing(r, "nolog/results/sys/bert", "holds no result_*.txt log");
+    // Oracle: "Incorrect number of files ... found 0, expected 10" (then a
+    // KeyError None crash in the RCP check).
+    nothing(
+        r,
+        "nolog",
+        "hold no result_*.txt log (the official package_checker fails them",
+    );
     // A folder that is not a package: one line, not a note per entry.
     for i in 0..20 {
         write(r, &format!("junk/file_{i}"), "x");

@@ -155,7 +155,9 @@ pub fn why_nothing(
             roster.join(", ")
         );
     }
-    format!("the benchmark folders of {shown} hold no result_*.txt log")
+    format!(
+        "the benchmark folders of {shown} hold no result_*.txt log (the official package_checker fails them: wrong number of result files)"
+    )
 }
 
 /// The benchmark of `roster` closest to `name`, when it is close enough to
