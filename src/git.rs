@@ -148,6 +148,16 @@ pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<String>, GitError> {
     match changes {
         Changes::Staged => args.push("--cached"),
         Changes::Since(rev) => {
+            // A REV such as `--output=FILE` must never be read as an option
+            // (git would write that file): refuse it, and mark where the
+            // options end.
+            if rev.starts_with('-') {
+                return Err(GitError::Failed {
+                    args: format!("diff {rev}"),
+                    message: format!("'{rev}' is not a revision (it starts with '-')"),
+                });
+            }
+            args.push("--end-of-options");
             args.push(rev);
             args.push("--");
         }
