@@ -442,8 +442,9 @@ fn write_scaling(
         };
         let path = dir.fs.join("scaling.json");
         let text = serde_json::to_string(&serde_json::json!({ "scaling_factor": factor }))?;
-        std::fs::write(&path, text)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+        // Never through a link (it could lead anywhere the reviewer can
+        // write): a regular file replaces whatever regular file was there.
+        crate::safe_io::write_regular(&path, text.as_bytes())?;
     }
     Ok(())
 }

@@ -73,7 +73,9 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
             {
                 return Exit::Success;
             }
-            let _ = writeln!(io.err, "mlaudit: error: {e:#}");
+            // Error messages quote file names and file contents.
+            let message = format!("{e:#}");
+            let _ = writeln!(io.err, "mlaudit: error: {}", report::escape::text(&message));
             Exit::Error
         }
     }
@@ -97,6 +99,9 @@ fn log(
         if !f.exists() {
             anyhow::bail!("{}: no such file", f.display());
         }
+    }
+    if let Some(out) = &output.output {
+        crate::safe_io::refuse_overwriting_input(out, files)?;
     }
     let logs: Vec<rules::LogCheck> = files
         .par_iter()
@@ -176,9 +181,14 @@ fn score(
             report::score::write_csv(&outcome.report, &outcome.systems, io.out)?
         }
         Some(path) => {
-            let mut file = std::fs::File::create(path)
-                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
-            report::score::write_csv(&outcome.report, &outcome.systems, &mut file)?;
+            crate::safe_io::refuse_overwriting_input(path, &args.paths)?;
+            let cannot =
+                |e: std::io::Error| anyhow::anyhow!("{}: cannot write: {e}", path.display());
+            let file = std::fs::File::create(path).map_err(cannot)?;
+            let mut file = std::io::BufWriter::new(file);
+            report::score::write_csv(&outcome.report, &outcome.systems, &mut file)
+                .map_err(|e| cannot(e.into()))?;
+            file.flush().map_err(cannot)?;
         }
         None => {}
     }
@@ -279,6 +289,12 @@ fn run_check(
         let result = crate::changes::check_changes(source, &rules, &opts, &changes, &*bar);
         bar.finish();
         let (outcome, checked) = result?;
+        let inputs: Vec<std::path::PathBuf> = checked
+            .paths
+            .iter()
+            .map(|p| std::path::PathBuf::from(if p.is_empty() { "." } else { p }))
+            .collect();
+        refuse_writing_over(args, &inputs)?;
         write_html(source, &settings, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }
@@ -306,8 +322,21 @@ fn run_check(
             audit::check_logs(source, &rules, many, &opts)?
         }
     };
+    refuse_writing_over(args, &args.paths)?;
     write_html(source, &settings, &rules, args, &outcome)?;
     Ok((outcome, settings, None))
+}
+
+/// `--html FILE`, `-o FILE` and `--csv FILE` must not overwrite what was
+/// checked.
+fn refuse_writing_over(args: &CheckArgs, inputs: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    for out in [args.html.as_ref(), args.output.output.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        crate::safe_io::refuse_overwriting_input(out, inputs)?;
+    }
+    Ok(())
 }
 
 fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {

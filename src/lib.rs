@@ -22,6 +22,7 @@ pub mod repeat;
 pub mod report;
 pub mod ruledata;
 pub mod rules;
+pub mod safe_io;
 pub mod settings;
 pub mod stats;
 pub mod submission;

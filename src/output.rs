@@ -5,6 +5,7 @@ use crate::cli::{FailOn, Format, OutputArgs};
 use crate::codes::CodeRegistry;
 use crate::commands::{Exit, Io};
 use crate::finding::{Finding, Severity};
+use crate::report::escape::text as esc;
 use crate::report::{self, Report};
 use crate::ruledata::RuleSource;
 use crate::rules::Verdict;
@@ -59,7 +60,11 @@ pub fn write_to(
             };
             let file = std::fs::File::create(path).map_err(cannot)?;
             let mut w = std::io::BufWriter::new(file);
-            write(&mut w, false)?;
+            // An error while writing (a full disk) names the file too.
+            write(&mut w, false).map_err(|e| match e.downcast::<std::io::Error>() {
+                Ok(io) => cannot(io),
+                Err(other) => other,
+            })?;
             w.flush().map_err(cannot)?;
             Ok(())
         }
@@ -126,19 +131,19 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
             .collect();
         lines.push(format!(
             "{}: {}{}",
-            b.path,
+            esc(&b.path),
             if failing { "fails" } else { "has findings" },
             if folder_codes.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", folder_codes.join(", "))
+                format!(" ({})", esc(&folder_codes.join(", ")))
             }
         ));
         for i in &mine {
             shown[*i] = true;
             let f = listed[*i];
             if f.path != b.path {
-                lines.push(format!("  {}: {}[{}]", place(f), f.severity, f.code));
+                lines.push(format!("  {}: {}[{}]", place(f), f.severity, esc(&f.code)));
             }
         }
         let folder = if b.path.is_empty() {
@@ -157,8 +162,8 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
                 "{}: {}[{}] {}",
                 place(f),
                 f.severity,
-                f.code,
-                f.message
+                esc(&f.code),
+                esc(&f.message)
             ));
         }
     }
@@ -170,7 +175,7 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
 
 fn place(f: &Finding) -> String {
     match f.line {
-        Some(l) => format!("{}:{l}", f.path),
-        None => f.path.clone(),
+        Some(l) => format!("{}:{l}", esc(&f.path)),
+        None => esc(&f.path).into_owned(),
     }
 }

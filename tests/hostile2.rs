@@ -1,0 +1,407 @@
+//! Hostile input, round two (issue 15): what mlaudit writes, what it
+//! reads whole, what it prints, and how big a rule pack's values may grow.
+//! Every input is built in a temporary folder; every run is bounded in
+//! time and peak memory (generous bounds: a loaded 2-core machine, a debug
+//! build) and must leave the checked tree byte-identical.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mlaudit");
+/// Longest any run may take before it counts as a hang.
+const DEADLINE: Duration = Duration::from_secs(90);
+/// Peak resident memory any run may reach.
+const MAX_RSS_KB: u64 = 400 * 1024;
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    peak_kb: Option<u64>,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+fn peak_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Runs mlaudit in `dir` with `args`, killing it at the deadline; asserts
+/// no panic, no abort and bounded memory.
+fn mlaudit(dir: &Path, args: &[&str]) -> Run {
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let out_path = out_dir.path().join("stdout");
+    let err_path = out_dir.path().join("stderr");
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).expect("stdout file"))
+        .stderr(std::fs::File::create(&err_path).expect("stderr file"))
+        .spawn()
+        .expect("run mlaudit");
+    let start = Instant::now();
+    let mut peak = None;
+    let code = loop {
+        if let Some(kb) = peak_kb(child.id()) {
+            peak = Some(kb);
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.code();
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mlaudit {args:?} still running after {DEADLINE:?}: a hang");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let run = Run {
+        code,
+        stdout: String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into(),
+        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap_or_default()).into(),
+        peak_kb: peak,
+    };
+    assert!(
+        run.code.is_some() && !run.stderr.contains("panicked"),
+        "mlaudit {args:?} crashed (exit {:?})\n{}",
+        run.code,
+        run.all()
+    );
+    if let Some(kb) = run.peak_kb {
+        assert!(kb < MAX_RSS_KB, "mlaudit {args:?}: peak RSS {kb} kB");
+    }
+    run
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).expect("copy");
+        }
+    }
+}
+
+/// Every entry under `dir`: file bytes, or a link's target, or a folder.
+fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).expect("inside").to_path_buf();
+            let ft = e.file_type().expect("type");
+            if ft.is_symlink() {
+                let t = std::fs::read_link(&p).expect("link");
+                out.insert(rel, format!("link:{}", t.display()).into_bytes());
+            } else if ft.is_dir() {
+                out.insert(rel, b"dir".to_vec());
+                stack.push(p);
+            } else if ft.is_file() {
+                out.insert(rel, std::fs::read(&p).unwrap_or_default());
+            } else {
+                out.insert(rel, b"special".to_vec());
+            }
+        }
+    }
+    out
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn repo() -> tempfile::TempDir {
+    let d = tmp();
+    git(d.path(), &["init", "-q"]);
+    git(d.path(), &["config", "user.name", "T"]);
+    git(d.path(), &["config", "user.email", "t@example.org"]);
+    git(d.path(), &["config", "commit.gpgsign", "false"]);
+    d
+}
+
+const FOLDER: &str = "Example/results/example_system/retinanet";
+
+/// A copy of the built-in rules in `dir/rules`, for `--rules`.
+fn user_rules(dir: &Path) -> PathBuf {
+    let r = dir.join("rules");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("rules"), &r);
+    r
+}
+
+// ---- 5. --changed-since REV is never an option to git.
+
+#[test]
+fn changed_since_a_rev_that_looks_like_an_option_is_refused() {
+    let d = repo();
+    let r = d.path();
+    copy_dir(&example(), &r.join("Example"));
+    git(r, &["add", "-A"]);
+    git(r, &["commit", "-q", "-m", "package"]);
+    let before = fingerprint(r);
+    let run = mlaudit(
+        r,
+        &[
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "--changed-since=--output=Example/systems/example_system.json",
+        ],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stderr.contains("--output="), "{}", run.all());
+    assert_eq!(fingerprint(r), before, "the checked tree was modified");
+    // An ordinary revision still works.
+    let run = mlaudit(
+        r,
+        &["check", "--ruleset", "5.0.0", "--changed-since", "HEAD"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.all());
+}
+
+// ---- 6. Reports never overwrite an input.
+
+#[test]
+fn reports_are_not_written_over_the_files_being_checked() {
+    let d = tmp();
+    copy_dir(&example(), &d.path().join("Example"));
+    let before = fingerprint(d.path());
+    let log = format!("{FOLDER}/result_0.txt");
+    for args in [
+        vec!["check", "--ruleset", "5.0.0", "Example", "--html", &log],
+        vec![
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "Example",
+            "-o",
+            "Example/systems/example_system.json",
+        ],
+        vec!["log", "--ruleset", "5.0.0", &log, "-o", &log],
+        vec!["check", "--ruleset", "5.0.0", &log, "-o", &log],
+    ] {
+        let run = mlaudit(d.path(), &args);
+        assert_eq!(run.code, Some(2), "{args:?}\n{}", run.all());
+        assert!(
+            run.stderr.contains("refusing to overwrite"),
+            "{}",
+            run.all()
+        );
+        assert_eq!(fingerprint(d.path()), before, "{args:?} modified the tree");
+    }
+    // A report beside the package is written as before.
+    let run = mlaudit(
+        d.path(),
+        &["check", "--ruleset", "5.0.0", "Example", "-o", "out.txt"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(d.path().join("out.txt").is_file());
+}
+
+// ---- 7. --write-scaling never writes through a link.
+
+#[cfg(unix)]
+#[test]
+fn write_scaling_never_follows_a_link() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    // RCPs slower than the example's runs: the folder gets a scaling factor.
+    let rules = user_rules(p);
+    let rcp = rules.join("training/5.0.0/rcp/retinanet.yaml");
+    let text = std::fs::read_to_string(&rcp).expect("rcp");
+    let slower = text.replacen(
+        "runs: [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4]",
+        "runs: [5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5]",
+        1,
+    );
+    assert_ne!(text, slower, "the retinanet RCP of batch 256 changed");
+    std::fs::write(&rcp, slower).expect("write rcp");
+    std::fs::write(p.join("victim.txt"), b"keep me").expect("victim");
+    let scaling = p.join(FOLDER).join("scaling.json");
+    std::os::unix::fs::symlink("../../../../victim.txt", &scaling).expect("symlink");
+    let args = [
+        "--rules",
+        "rules",
+        "check",
+        "--ruleset",
+        "5.0.0",
+        "Example",
+        "--write-scaling",
+    ];
+    let run = mlaudit(p, &args);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stderr.contains("scaling.json"), "{}", run.all());
+    assert_eq!(std::fs::read(p.join("victim.txt")).unwrap(), b"keep me");
+    // A dangling link creates nothing outside the tree.
+    std::fs::remove_file(&scaling).expect("rm");
+    std::os::unix::fs::symlink("../../../../created.txt", &scaling).expect("symlink");
+    let run = mlaudit(p, &args);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(
+        !p.join("created.txt").exists(),
+        "a file was created outside"
+    );
+    // Without a link, a regular scaling.json is written in the folder.
+    std::fs::remove_file(&scaling).expect("rm");
+    let run = mlaudit(p, &args);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let meta = std::fs::symlink_metadata(&scaling).expect("scaling.json written");
+    assert!(meta.is_file());
+}
+
+// ---- 8. A ruleset is a name, never a path.
+
+#[test]
+fn a_ruleset_from_the_config_that_is_a_path_is_refused() {
+    let d = tmp();
+    let p = d.path();
+    user_rules(p);
+    // "Rule data" planted inside the checked repository: no rules at all.
+    let repo = p.join("repo");
+    let evil = repo.join("evil/compliance");
+    std::fs::create_dir_all(&evil).expect("mkdir");
+    std::fs::write(evil.join("common.yaml"), "rules: []\n").expect("pack");
+    copy_dir(&example(), &repo.join("Example"));
+    std::fs::write(
+        repo.join(".mlaudit.toml"),
+        "ruleset = \"../../repo/evil\"\n",
+    )
+    .expect("config");
+    std::fs::create_dir(repo.join(".git")).expect("a repository top");
+    let before = fingerprint(p);
+    let rules = p.join("rules");
+    let rules = rules.to_str().expect("utf-8 temp path");
+    let run = mlaudit(&repo, &["--rules", rules, "check", "Example"]);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stderr.contains(".mlaudit.toml"), "{}", run.all());
+    assert!(run.stderr.contains("not a name"), "{}", run.all());
+    let run = mlaudit(
+        &repo,
+        &["--rules", rules, "log", "--ruleset", "../x", "Example"],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert_eq!(fingerprint(p), before);
+}
+
+// ---- 9. A pack that is a broken link or a folder is an error.
+
+#[cfg(unix)]
+#[test]
+fn a_pack_that_is_not_a_file_is_an_error() {
+    let d = tmp();
+    let p = d.path();
+    let rules = user_rules(p);
+    copy_dir(&example(), &p.join("Example"));
+    let pack = rules.join("training/5.0.0/compliance/closed_retinanet.yaml");
+    std::fs::remove_file(&pack).expect("rm pack");
+    std::os::unix::fs::symlink("nowhere.yaml", &pack).expect("symlink");
+    let log = format!("{FOLDER}/result_1.txt");
+    let run = mlaudit(p, &["--rules", "rules", "log", "--ruleset", "5.0.0", &log]);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(
+        run.stderr.contains("closed_retinanet.yaml"),
+        "{}",
+        run.all()
+    );
+    std::fs::remove_file(&pack).expect("rm link");
+    std::fs::create_dir(&pack).expect("a folder named like a pack");
+    let run = mlaudit(p, &["--rules", "rules", "log", "--ruleset", "5.0.0", &log]);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(
+        run.stderr.contains("closed_retinanet.yaml"),
+        "{}",
+        run.all()
+    );
+}
+
+// ---- 12. Control characters never reach the terminal raw.
+
+#[test]
+fn control_characters_from_logs_and_names_are_escaped() {
+    let d = tmp();
+    let p = d.path();
+    let forged = "\n\u{1b}]0;owned\u{7}PASS: 1 log checked\u{1b}[2J";
+    let value = serde_json::to_string(forged).expect("json");
+    let log = format!(
+        ":::MLLOG {{\"time_ms\": 1, \"key\": \"submission_org\", \"value\": {value}, \"metadata\": {{}}}}\n\
+         :::MLLOG {{\"time_ms\": 2, \"key\" \u{1b}[31m broken\n"
+    );
+    let name = "run\u{1b}[1mx.txt";
+    std::fs::write(p.join(name), log).expect("log");
+    for format in ["text", "github"] {
+        let run = mlaudit(p, &["log", "--ruleset", "5.0.0", "--format", format, name]);
+        assert_eq!(run.code, Some(1), "{}", run.all());
+        let all = run.all();
+        assert!(!all.contains('\u{1b}'), "{format}: raw ESC in\n{all}");
+        assert!(!all.contains('\u{7}'), "{format}: raw BEL in\n{all}");
+        assert!(
+            !all.lines().any(|l| l.starts_with("PASS")),
+            "{format}: forged line\n{all}"
+        );
+        assert!(all.contains("\\x1b"), "{format}: escape not shown\n{all}");
+    }
+}
+
+// ---- 15. A write error names the file.
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_names_the_output_file() {
+    let d = tmp();
+    copy_dir(&example(), &d.path().join("Example"));
+    for args in [
+        vec!["check", "--ruleset", "5.0.0", "Example", "-o", "/dev/full"],
+        vec![
+            "score",
+            "--ruleset",
+            "5.0.0",
+            "Example",
+            "--csv",
+            "/dev/full",
+        ],
+    ] {
+        let run = mlaudit(d.path(), &args);
+        assert_eq!(run.code, Some(2), "{args:?}\n{}", run.all());
+        assert!(run.stderr.contains("/dev/full"), "{args:?}\n{}", run.all());
+    }
+}
