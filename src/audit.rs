@@ -214,6 +214,17 @@ fn check_tree(
             if bv.verdict == submission::Verdict::Skipped {
                 return Ok((entry, None, Vec::new()));
             }
+            // A run that could not be read is not compared with the others
+            // (it would look like a copy of every other unreadable run, and
+            // differ from the readable ones): no statistics for the folder;
+            // its LOG005 makes the run exit 2.
+            if dir
+                .result_logs
+                .iter()
+                .any(|f| !run_infos.contains_key(f.path.as_str()))
+            {
+                return Ok((entry, None, Vec::new()));
+            }
             let runs = FolderRuns {
                 dir: std::path::PathBuf::from(&bv.path),
                 runs: dir
@@ -348,7 +359,8 @@ struct OnePass {
 /// The one pass over a result log besides compliance: the policy findings
 /// and, for a log in a benchmark folder, what the statistics and the
 /// package rules read. An unreadable log gives a POL040 warning, a run
-/// with nothing logged, and facts with the read error (PKG010).
+/// no run (its folder gets no statistics), and facts with the read error
+/// (PKG010).
 fn read_once(
     rules: &Rules,
     opts: &CheckOptions,
@@ -361,7 +373,7 @@ fn read_once(
     let mut pkg = dir.map(|_| logscan::Collector::default());
     let mut hash = ContentHash::default();
     let want_all = pol.is_some();
-    let read = std::fs::File::open(&f.fs).and_then(|file| {
+    let read = crate::safe_io::open_regular(&f.fs).and_then(|file| {
         crate::mllog::scan_records_raw(
             file,
             |k| want_all || stats::reader::wanted(k) || logscan::wanted(k),
@@ -383,7 +395,10 @@ fn read_once(
         )
     });
     let shown = std::path::Path::new(&f.path);
-    let run = run.map(|c| c.finish(hash, shown, &rules.stats.rcp, opts.bert_train_samples));
+    // Only a log read to its end gives a run.
+    let run = run
+        .filter(|_| read.is_ok())
+        .map(|c| c.finish(hash, shown, &rules.stats.rcp, opts.bert_train_samples));
     let (read, facts) = match read {
         Ok(summary) => {
             let facts = pkg.map(|c| c.finish(&f.path, Ok(summary)));
@@ -421,7 +436,9 @@ fn read_systems(tree: &submission::Submission) -> BTreeMap<String, serde_json::V
     tree.systems
         .iter()
         .filter_map(|s| {
-            let text = std::fs::read(&s.file.fs).ok()?;
+            let text =
+                crate::safe_io::read_regular(&s.file.fs, crate::safe_io::MAX_SYSTEM_JSON_BYTES)
+                    .ok()?;
             let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
             v.is_object().then(|| (s.id.clone(), v))
         })

@@ -151,6 +151,9 @@ fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result
         Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
         other => output::render(source, &outcome.report, other, color, w),
     })?;
+    if output::unreadable(&outcome.report) {
+        return Ok(Exit::Error);
+    }
     if args.output.exit_zero {
         return Ok(Exit::Success);
     }
@@ -197,6 +200,9 @@ fn score(
             Format::Text => Ok(report::score::render(&outcome.report, w)?),
             other => output::render(source, &outcome.report, other, color, w),
         })?;
+    }
+    if output::unreadable(&outcome.report) {
+        return Ok(Exit::Error);
     }
     if args.output.exit_zero {
         return Ok(Exit::Success);

@@ -101,10 +101,13 @@ impl Config {
             return Ok(None);
         }
         let display = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Read {
-            path: display.clone(),
-            message: e.to_string(),
-        })?;
+        // A regular file of bounded size: the config may be a link to
+        // /dev/zero or a FIFO committed to the checked repository.
+        let text = crate::safe_io::read_regular_string(&path, crate::safe_io::MAX_CONFIG_BYTES)
+            .map_err(|e| ConfigError::Read {
+                path: display.clone(),
+                message: e.to_string(),
+            })?;
         Config::parse(&text, &path).map(Some)
     }
 

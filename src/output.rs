@@ -90,9 +90,21 @@ pub fn fails(report: &Report, fail_on: FailOn) -> bool {
                 .any(|f| f.severity >= Severity::Warning))
 }
 
-/// The exit status of a report under the output settings.
+/// Whether a log could not be read (LOG005): mlaudit could not do its job,
+/// whatever the other findings say.
+pub fn unreadable(report: &Report) -> bool {
+    report
+        .findings
+        .iter()
+        .any(|f| f.code == crate::rules::engine::codes::UNREADABLE)
+}
+
+/// The exit status of a report under the output settings: 2 when a log
+/// could not be read (even with `--exit-zero`).
 pub fn exit_of(report: &Report, args: &OutputArgs) -> Exit {
-    if args.exit_zero || !fails(report, args.fail_on) {
+    if unreadable(report) {
+        Exit::Error
+    } else if args.exit_zero || !fails(report, args.fail_on) {
         Exit::Success
     } else {
         Exit::Findings

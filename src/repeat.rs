@@ -129,7 +129,7 @@ pub struct RepeatReport {
 
 /// Reads the numeric series of a log.
 pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Result<LogSeries> {
-    let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+    let file = crate::safe_io::open_regular(path).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     let mut series: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     let mut seen: HashMap<(String, String, u64), usize> = HashMap::new();
     let summary = mllog::scan(
@@ -331,7 +331,7 @@ fn add_text(d: &mut Divergence, reference: &Path, other: &Path) {
 
 fn read_line(path: &Path, line: u64) -> Option<String> {
     use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
+    let file = crate::safe_io::open_regular(path).ok()?;
     let mut reader = std::io::BufReader::new(file);
     let mut buf = Vec::new();
     for _ in 0..line {

@@ -24,18 +24,10 @@ pub const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
 /// followed) of at most `limit` bytes. The error says which rule was broken;
 /// callers name the file.
 pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(not_regular(&meta));
-    }
+    let file = open_regular(path)?;
+    let meta = file.metadata()?;
     if meta.len() > limit {
         return Err(too_big(limit));
-    }
-    let file = open_nonblocking(path)?;
-    // The file may have been swapped between the two looks.
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(not_regular(&meta));
     }
     let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
     file.take(limit + 1).read_to_end(&mut bytes)?;
@@ -43,6 +35,22 @@ pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
         return Err(too_big(limit));
     }
     Ok(bytes)
+}
+
+/// Opens `path` for streaming, which must be a regular file (links are
+/// followed): a log that is a FIFO, `/dev/zero` or a terminal would block
+/// or never end.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let file = open_nonblocking(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    Ok(file)
 }
 
 /// [`read_regular`] as text; invalid UTF-8 is an error.

@@ -405,3 +405,134 @@ fn a_full_disk_names_the_output_file() {
         assert!(run.stderr.contains("/dev/full"), "{args:?}\n{}", run.all());
     }
 }
+
+// ---- 14. A log that cannot be read is not compared, and the run exits 2.
+
+/// Runs mlaudit as an unprivileged user when running as root (root reads
+/// mode-000 files); `None` when that cannot be arranged.
+#[cfg(target_os = "linux")]
+fn mlaudit_unprivileged(dir: &Path, args: &[&str]) -> Option<Run> {
+    let is_root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|v| v.split_whitespace().next() == Some("0"))
+        })
+        .unwrap_or(false);
+    if !is_root {
+        return Some(mlaudit(dir, args));
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())?;
+    let out = Command::new(setpriv)
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    Some(Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: String::from_utf8_lossy(&out.stderr).into(),
+        peak_kb: None,
+    })
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn unreadable_logs_are_not_compared_and_exit_2() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    // Readable by an unprivileged user, but for the two logs.
+    let mut stack = vec![p.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        for e in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            if e.file_type().expect("type").is_dir() {
+                stack.push(e.path());
+            } else {
+                std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o644))
+                    .expect("chmod");
+            }
+        }
+    }
+    for n in [0, 3] {
+        let log = p.join(FOLDER).join(format!("result_{n}.txt"));
+        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    }
+    let Some(run) = mlaudit_unprivileged(p, &["check", "--ruleset", "5.0.0", "Example"]) else {
+        eprintln!("skipped: running as root without setpriv, a log cannot be made unreadable");
+        return;
+    };
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stdout.contains("LOG005"), "{}", run.all());
+    for code in ["STA001", "RCP005"] {
+        assert!(!run.stdout.contains(code), "false {code}\n{}", run.all());
+    }
+}
+
+// ---- 3. Only regular files of bounded size are read whole.
+
+#[cfg(unix)]
+#[test]
+fn a_config_that_is_a_device_or_a_fifo_is_refused() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    std::fs::create_dir(p.join(".git")).expect("a repository top");
+    let config = p.join(".mlaudit.toml");
+    std::os::unix::fs::symlink("/dev/zero", &config).expect("symlink");
+    let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "Example"]);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stderr.contains(".mlaudit.toml"), "{}", run.all());
+    std::fs::remove_file(&config).expect("rm");
+    let fifo = Command::new("mkfifo").arg(&config).status();
+    if fifo.is_ok_and(|s| s.success()) {
+        let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "Example"]);
+        assert_eq!(run.code, Some(2), "{}", run.all());
+        assert!(run.stderr.contains(".mlaudit.toml"), "{}", run.all());
+        // A log that is a FIFO or a device is refused, never waited on.
+        std::fs::remove_file(&config).expect("rm");
+        let log = p.join("fifo.txt");
+        assert!(Command::new("mkfifo").arg(&log).status().is_ok());
+        let run = mlaudit(p, &["log", "--ruleset", "5.0.0", "fifo.txt"]);
+        assert_eq!(run.code, Some(2), "{}", run.all());
+        assert!(run.stdout.contains("fifo.txt"), "{}", run.all());
+    }
+    std::os::unix::fs::symlink("/dev/zero", p.join("zero.txt")).expect("symlink");
+    let run = mlaudit(p, &["log", "--ruleset", "5.0.0", "zero.txt"]);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+}
+
+#[test]
+fn a_huge_system_description_is_refused_with_little_memory() {
+    use std::io::Write;
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let sys = p.join("Example/systems/example_system.json");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&sys).expect("create"));
+    write!(f, "{{\"division\": \"closed\", \"padding\": [").expect("write");
+    // ~32 MB of small objects: several hundred MB as a JSON tree.
+    for i in 0..2_000_000u32 {
+        write!(f, "{}{{\"a\": {i}}}", if i == 0 { "" } else { "," }).expect("write");
+    }
+    write!(f, "]}}").expect("write");
+    drop(f);
+    let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "Example"]);
+    assert_eq!(run.code, Some(1), "{}", run.all());
+    assert!(run.stdout.contains("example_system.json"), "{}", run.all());
+    assert!(
+        run.stdout.contains("larger than the limit"),
+        "{}",
+        run.all()
+    );
+    if let Some(kb) = run.peak_kb {
+        assert!(kb < 150 * 1024, "peak RSS {kb} kB for a 32 MB JSON file");
+    }
+}

@@ -171,7 +171,7 @@ pub fn check_log(
     display_path: &str,
     fs_path: &Path,
 ) -> Vec<Finding> {
-    let facts = match std::fs::File::open(fs_path).and_then(|f| collect(rules, f)) {
+    let facts = match crate::safe_io::open_regular(fs_path).and_then(|f| collect(rules, f)) {
         Ok(f) => f,
         Err(e) => {
             return vec![Finding::new(
@@ -344,7 +344,7 @@ fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
         );
         return out;
     }
-    let bytes = match std::fs::read(&f.file.fs) {
+    let bytes = match crate::safe_io::read_regular(&f.file.fs, cf.max_bytes) {
         Ok(b) => b,
         Err(e) => {
             out.push(unreadable(e));

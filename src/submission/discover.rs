@@ -209,7 +209,7 @@ impl Walker {
 }
 
 fn read_params(w: &mut Walker, fs_path: &Path, path: &str) -> Option<ParamsFile> {
-    match fs::read(fs_path) {
+    match crate::safe_io::read_regular(fs_path, crate::safe_io::MAX_SMALL_FILE_BYTES) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
             let trailing_newline = text.ends_with('\n');
