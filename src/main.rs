@@ -4,6 +4,10 @@ use mlaudit::commands::{run, Io};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// Bounds the memory one rule expression may build (see `rules::budget`).
+#[global_allocator]
+static ALLOC: mlaudit::rules::budget::BoundedAlloc = mlaudit::rules::budget::BoundedAlloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();

@@ -90,13 +90,14 @@ pub fn fails(report: &Report, fail_on: FailOn) -> bool {
                 .any(|f| f.severity >= Severity::Warning))
 }
 
-/// Whether a log could not be read (LOG005): mlaudit could not do its job,
+/// Whether a log could not be read (LOG005) or checked as its rule pack
+/// intends (LOG009, a value too big to keep): mlaudit could not do its job,
 /// whatever the other findings say.
 pub fn unreadable(report: &Report) -> bool {
-    report
-        .findings
-        .iter()
-        .any(|f| f.code == crate::rules::engine::codes::UNREADABLE)
+    report.findings.iter().any(|f| {
+        f.code == crate::rules::engine::codes::UNREADABLE
+            || f.code == crate::rules::engine::codes::VALUE_TOO_BIG
+    })
 }
 
 /// The exit status of a report under the output settings: 2 when a log

@@ -536,3 +536,109 @@ fn a_huge_system_description_is_refused_with_little_memory() {
         assert!(kb < 150 * 1024, "peak RSS {kb} kB for a 32 MB JSON file");
     }
 }
+
+// ---- 1. Values a rule expression builds, and rule state, are bounded.
+
+/// A rules folder for ruleset 9.9.9 with `pack` as its common pack, and a
+/// log of `lines` run_start records.
+fn user_pack(pack: &str, lines: usize) -> tempfile::TempDir {
+    let d = tmp();
+    let rules = d.path().join("rules");
+    let packs = rules.join("training/9.9.9/compliance");
+    std::fs::create_dir_all(&packs).expect("mkdir");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/codes"),
+        &rules.join("codes"),
+    );
+    std::fs::write(packs.join("common.yaml"), pack).expect("pack");
+    std::fs::write(
+        d.path().join("run.txt"),
+        ":::MLLOG {\"time_ms\": 1, \"key\": \"run_start\", \"value\": 1, \"metadata\": {}}\n"
+            .repeat(lines),
+    )
+    .expect("log");
+    d
+}
+
+fn run_pack(d: &Path) -> Run {
+    mlaudit(
+        d,
+        &["--rules", "rules", "log", "--ruleset", "9.9.9", "run.txt"],
+    )
+}
+
+#[test]
+fn state_that_doubles_on_every_event_stops_with_exit_2() {
+    for (init, grow) in [("'x'", "s.x ~ s.x"), ("[1, 2, 3]", "s.x + s.x")] {
+        let pack = format!(
+            "state:\n  x: \"{init}\"\nrules:\n  - key: run_start\n    code: CMN007\n    set:\n      x: \"{grow}\"\n"
+        );
+        let d = user_pack(&pack, 200);
+        let run = run_pack(d.path());
+        assert_eq!(run.code, Some(2), "{grow}\n{}", run.all());
+        assert!(run.stdout.contains("LOG009"), "{grow}\n{}", run.all());
+        assert!(run.stdout.contains("'x'"), "{grow}\n{}", run.all());
+    }
+}
+
+#[test]
+fn one_expression_building_a_huge_string_stops_with_exit_2() {
+    for expr in [
+        "('x' * 100000000) ~ 'y'",
+        "(('x' * v.value * 100000000) ~ 'y') != ''",
+    ] {
+        let pack = format!("rules:\n  - key: run_start\n    code: CMN007\n    check: \"{expr}\"\n");
+        let d = user_pack(&pack, 3);
+        let run = run_pack(d.path());
+        assert_eq!(run.code, Some(2), "{expr}\n{}", run.all());
+        assert!(run.stderr.contains("'x' * "), "{expr}\n{}", run.all());
+        assert!(
+            run.stderr.contains("MAX_EVAL_BYTES"),
+            "{expr}\n{}",
+            run.all()
+        );
+    }
+}
+
+mod packs {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of expressions that build values: repetition, joining,
+    /// concatenation of state, lists.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("s.x".to_string()),
+            Just("v.value".to_string()),
+            Just("'ab'".to_string()),
+            Just("[s.x, s.x]".to_string()),
+            (1u32..8).prop_map(|e| format!("('x' * 10 ** {e})")),
+            (1u32..6).prop_map(|e| format!("([1] * 10 ** {e})")),
+        ]
+    }
+
+    fn expr() -> impl Strategy<Value = String> {
+        (
+            piece(),
+            piece(),
+            prop_oneof![Just("~"), Just("+"), Just("*")],
+        )
+            .prop_map(|(a, b, op)| format!("{a} {op} {b}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+        /// Whatever a pack's `set:` builds on every event, the run ends
+        /// within the deadline and the memory bound (checked by `mlaudit`),
+        /// with exit 0, 1 or 2 and no crash.
+        #[test]
+        fn set_expressions_are_bounded_in_time_and_memory(e in expr()) {
+            let pack = format!(
+                "state:\n  x: \"'x'\"\nrules:\n  - key: run_start\n    code: CMN007\n    set:\n      x: \"{e}\"\n"
+            );
+            let d = user_pack(&pack, 60);
+            let run = run_pack(d.path());
+            prop_assert!(matches!(run.code, Some(0..=2)), "{e}: {:?}\n{}", run.code, run.all());
+        }
+    }
+}

@@ -43,6 +43,7 @@ pub mod codes {
     pub const RULE_ERROR: &str = "LOG006";
     pub const LONG_LINE: &str = "LOG007";
     pub const LIMIT: &str = "LOG008";
+    pub const VALUE_TOO_BIG: &str = "LOG009";
 }
 
 /// Events kept for instances included part-way through a log. Shipped packs
@@ -1133,6 +1134,23 @@ impl<'r> Inst<'r> {
     fn assign(&mut self, display: &str, rule: &Rule, list: &[(String, Expr)], ev: &Ev) {
         for (name, e) in list {
             match self.eval(e) {
+                Ok(v) if !state_fits(&v) => {
+                    // Refused: state that grows on every event (`s.x ~ s.x`)
+                    // would exhaust memory. LOG009 makes the run exit 2.
+                    if !self.room(codes::VALUE_TOO_BIG, Some(ev.key()), Severity::Error) {
+                        continue;
+                    }
+                    let msg = format!(
+                        "state update '{name}' for '{}' builds a value larger than {} bytes (MAX_STATE_VALUE_BYTES); the value is not kept",
+                        ev.key(),
+                        super::budget::MAX_STATE_VALUE_BYTES
+                    );
+                    let mut f =
+                        Self::rule_finding(display, rule, Severity::Error, Some(ev.line), msg);
+                    f.code = codes::VALUE_TOO_BIG.to_string();
+                    f.help = None;
+                    self.push(Some(ev.key()), f);
+                }
                 Ok(v) => self.state.set(name, v),
                 Err(err) => {
                     if !self.room(&rule.code, Some(ev.key()), Severity::Error) {
@@ -1205,4 +1223,10 @@ fn short(v: &Value) -> String {
     } else {
         text
     }
+}
+
+/// Whether a value may be kept in a pack's state.
+fn state_fits(v: &Value) -> bool {
+    let cap = super::budget::MAX_STATE_VALUE_BYTES;
+    super::budget::value_size(v, cap) <= cap
 }

@@ -54,6 +54,8 @@ pub const MAX_UNARY_RUN: usize = 32;
 pub struct Expr {
     inner: minijinja::Expression<'static, 'static>,
     fast: Fast,
+    /// The source, to name the expression if it builds too big a value.
+    src: Box<str>,
 }
 
 #[derive(Debug)]
@@ -91,6 +93,7 @@ impl Expr {
             Fast::None => {}
         }
         let _guard = super::watchdog::Guard::enter();
+        let _budget = super::budget::Scope::enter(&self.src);
         self.inner.eval(ctx)
     }
 
@@ -271,6 +274,7 @@ pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, 
     // minijinja may fold constants while compiling: bounded like an
     // evaluation.
     let _guard = super::watchdog::Guard::enter();
+    let _budget = super::budget::Scope::enter(source.trim());
     let inner = compile_names(source, state_vars)?;
     let src = source.trim();
     let fast = if inner.undeclared_variables(false).is_empty() {
@@ -285,7 +289,11 @@ pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, 
     } else {
         Fast::None
     };
-    Ok(Expr { inner, fast })
+    Ok(Expr {
+        inner,
+        fast,
+        src: src.into(),
+    })
 }
 
 /// The start of an expression, for messages about huge ones.
