@@ -164,10 +164,13 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
         } else {
             b.path.as_str()
         };
-        lines.push(format!(
-            "  details: {check_cmd} {} --html report.html",
-            crate::hook::sh_quote_if_needed(folder)
-        ));
+        let quoted = esc(&crate::hook::sh_quote_if_needed(folder)).into_owned();
+        lines.push(if folder.starts_with('-') {
+            // Would be read as an option: after the options end.
+            format!("  details: {check_cmd} --html report.html -- {quoted}")
+        } else {
+            format!("  details: {check_cmd} {quoted} --html report.html")
+        });
     }
     for (i, f) in listed.iter().enumerate() {
         if !shown[i] {

@@ -642,3 +642,54 @@ mod packs {
         }
     }
 }
+
+// ---- 13. Commands shown for copying separate paths that look like options.
+
+#[test]
+fn shown_commands_separate_paths_that_start_with_a_dash() {
+    let d = repo();
+    let r = d.path();
+    copy_dir(&example(), &r.join("--seed-checker-bypass"));
+    let run = mlaudit(
+        r,
+        &[
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "--html",
+            "report.html",
+            "--",
+            "--seed-checker-bypass",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let html = std::fs::read_to_string(r.join("report.html")).expect("html");
+    assert!(
+        html.contains("mlaudit check --ruleset 5.0.0 -- --seed-checker-bypass"),
+        "reproduce command without --"
+    );
+    // The hook's details line.
+    git(r, &["add", "-A"]);
+    git(r, &["commit", "-q", "-m", "package"]);
+    let folder = r.join("--seed-checker-bypass/results/example_system/retinanet");
+    for n in [0, 2] {
+        let p = folder.join(format!("result_{n}.txt"));
+        let t = std::fs::read_to_string(&p).expect("log");
+        let broken = t.replace(
+            r#""key": "opt_weight_decay", "value": 0.0,"#,
+            r#""key": "opt_weight_decay", "value": 0.0001,"#,
+        );
+        assert_ne!(t, broken);
+        std::fs::write(&p, broken).expect("write");
+    }
+    git(r, &["add", "-A"]);
+    let run = mlaudit(r, &["check", "--ruleset", "5.0.0", "--staged"]);
+    assert_eq!(run.code, Some(1), "{}", run.all());
+    assert!(
+        run.stderr.contains(
+            "details: mlaudit check --ruleset 5.0.0 --html report.html -- --seed-checker-bypass/results/example_system/retinanet"
+        ),
+        "{}",
+        run.all()
+    );
+}

@@ -72,6 +72,14 @@ pub fn command_line(args: &CheckArgs, usage: &str, ruleset: &str, source: &RuleS
             words.push(flag.into());
         }
     }
+    // A path starting with '-' would be read as an option: end the options.
+    if args
+        .paths
+        .iter()
+        .any(|p| p.as_os_str().as_encoded_bytes().starts_with(b"-"))
+    {
+        words.push("--".into());
+    }
     words.extend(args.paths.iter().map(|p| p.display().to_string()));
     words
         .iter()
