@@ -693,3 +693,49 @@ fn shown_commands_separate_paths_that_start_with_a_dash() {
         run.all()
     );
 }
+
+// ---- 4. Work that grows faster than the input: YAML aliases, deep folders.
+// (Waivers: `config::tests::thousands_of_waivers_on_hundreds_of_findings_are_quick`.)
+
+#[test]
+fn a_pack_multiplied_by_yaml_aliases_is_refused_quickly() {
+    let long = vec!["v.value"; 400].join(" + ") + " > 0";
+    let mut pack = format!(
+        "rules:\n  - key: run_start\n    code: CMN007\n    check:\n      - &e \"{long}\"\n"
+    );
+    for _ in 0..20_000 {
+        pack.push_str("      - *e\n");
+    }
+    let d = user_pack(&pack, 40);
+    let start = Instant::now();
+    let run = run_pack(d.path());
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stderr.contains("common.yaml"), "{}", run.all());
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn a_deep_folder_chain_is_walked_in_linear_time() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let mut deep = p.join("Example/benchmarks/retinanet/implementations");
+    for _ in 0..1500 {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).expect("deep folders");
+    std::fs::write(deep.join("train.py"), "x = 1\n").expect("file");
+    let start = Instant::now();
+    let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "Example"]);
+    assert!(matches!(run.code, Some(0) | Some(1)), "{}", run.all());
+    // Canonicalizing every folder took ~30 s at this depth.
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        start.elapsed()
+    );
+}

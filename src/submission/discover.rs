@@ -10,7 +10,7 @@
 use super::paths::{display_root, join};
 use super::tree::*;
 use crate::finding::{Finding, Severity};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +49,10 @@ struct Entry {
 struct Walker {
     root_canon: PathBuf,
     visited: HashSet<PathBuf>,
+    /// Canonical path of every folder entered, by the path it was entered
+    /// through: a real sub-folder's is its parent's plus its name, with no
+    /// `canonicalize` (which reads every component: quadratic in depth).
+    canon_of: HashMap<PathBuf, PathBuf>,
     findings: Vec<Finding>,
 }
 
@@ -57,6 +61,7 @@ impl Walker {
         Walker {
             root_canon: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             visited: HashSet::new(),
+            canon_of: HashMap::new(),
             findings: Vec::new(),
         }
     }
@@ -84,13 +89,22 @@ impl Walker {
     /// Marks the folder as walked; false (and a finding) when it was walked
     /// already, i.e. a link led back into it.
     fn enter(&mut self, fs_path: &Path, path: &str) -> bool {
-        let canon = match fs::canonicalize(fs_path) {
+        let from_parent = match (fs_path.parent(), fs_path.file_name()) {
+            (Some(parent), Some(name))
+                if fs::symlink_metadata(fs_path).is_ok_and(|m| m.is_dir()) =>
+            {
+                self.canon_of.get(parent).map(|c| c.join(name))
+            }
+            _ => None,
+        };
+        let canon = match from_parent.map_or_else(|| fs::canonicalize(fs_path), Ok) {
             Ok(c) => c,
             Err(e) => {
                 self.unreadable(path, "folder", &e);
                 return false;
             }
         };
+        self.canon_of.insert(fs_path.to_path_buf(), canon.clone());
         if self.visited.insert(canon.clone()) {
             true
         } else {
