@@ -739,3 +739,35 @@ fn a_deep_folder_chain_is_walked_in_linear_time() {
         start.elapsed()
     );
 }
+
+// ---- 2. Memory does not grow with what a log holds.
+
+#[test]
+fn big_values_under_new_keys_are_not_all_kept() {
+    use std::io::Write;
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let log = p.join(FOLDER).join("result_0.txt");
+    let text = std::fs::read_to_string(&log).expect("log");
+    let (head, stop) = text.trim_end().rsplit_once('\n').expect("lines");
+    let array = format!("[{}0]", "0,".repeat(480_000));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&log).expect("create"));
+    writeln!(f, "{head}").expect("write");
+    // 60 lines of just under 1 MB, each a new key holding a big array:
+    // the policy facts kept every first value (~16 MB each as JSON values).
+    for i in 0..60 {
+        writeln!(
+            f,
+            ":::MLLOG {{\"namespace\": \"\", \"time_ms\": 1760000000100, \"event_type\": \"POINT_IN_TIME\", \"key\": \"junk_{i}\", \"value\": {array}, \"metadata\": {{}}}}"
+        )
+        .expect("write");
+    }
+    writeln!(f, "{stop}").expect("write");
+    drop(f);
+    let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "Example"]);
+    assert!(matches!(run.code, Some(0) | Some(1)), "{}", run.all());
+    if let Some(kb) = run.peak_kb {
+        assert!(kb < 150 * 1024, "peak RSS {kb} kB");
+    }
+}
