@@ -771,3 +771,84 @@ fn big_values_under_new_keys_are_not_all_kept() {
         assert!(kb < 150 * 1024, "peak RSS {kb} kB");
     }
 }
+
+// ---- 10. Names that are not UTF-8 stay distinct, and changes to them are checked.
+
+#[cfg(target_os = "linux")]
+fn non_utf8_package(root: &Path) {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let pkg = root.join("Example");
+    copy_dir(&example(), &pkg);
+    let results = pkg.join("results");
+    let systems = pkg.join("systems");
+    for tag in [0xffu8, 0xfe] {
+        let bytes = [b's', b'y', b's', tag];
+        let name = OsStr::from_bytes(&bytes);
+        copy_dir(&results.join("example_system"), &results.join(name));
+        let mut json = name.to_os_string();
+        json.push(".json");
+        std::fs::copy(systems.join("example_system.json"), systems.join(json)).expect("copy");
+    }
+    std::fs::remove_dir_all(results.join("example_system")).expect("rm");
+    std::fs::remove_file(systems.join("example_system.json")).expect("rm");
+}
+
+#[cfg(target_os = "linux")]
+fn break_two_runs(folder: &Path) {
+    for n in [0, 2] {
+        let p = folder.join(format!("result_{n}.txt"));
+        let t = std::fs::read_to_string(&p).expect("log");
+        let broken = t.replace(
+            r#""key": "opt_weight_decay", "value": 0.0,"#,
+            r#""key": "opt_weight_decay", "value": 0.0001,"#,
+        );
+        assert_ne!(t, broken);
+        std::fs::write(&p, broken).expect("write");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn folders_whose_names_are_not_utf8_are_not_merged() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let d = repo();
+    let r = d.path();
+    non_utf8_package(r);
+    let run = mlaudit(r, &["check", "--ruleset", "5.0.0", "Example"]);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(
+        run.stdout.contains("results/sys\\xff/retinanet"),
+        "{}",
+        run.all()
+    );
+    assert!(
+        run.stdout.contains("results/sys\\xfe/retinanet"),
+        "{}",
+        run.all()
+    );
+    // Either one failing fails the package, whatever the directory order.
+    for tag in [0xffu8, 0xfe] {
+        let d2 = tmp();
+        non_utf8_package(d2.path());
+        let bytes = [b's', b'y', b's', tag];
+        let name = OsStr::from_bytes(&bytes);
+        break_two_runs(
+            &d2.path()
+                .join("Example/results")
+                .join(name)
+                .join("retinanet"),
+        );
+        let run = mlaudit(d2.path(), &["check", "--ruleset", "5.0.0", "Example"]);
+        assert_eq!(run.code, Some(1), "sys\\x{tag:02x}\n{}", run.all());
+    }
+    // A staged change inside such a folder is checked, not skipped.
+    git(r, &["add", "-A"]);
+    git(r, &["commit", "-q", "-m", "package"]);
+    let name = OsStr::from_bytes(b"sys\xfe");
+    break_two_runs(&r.join("Example/results").join(name).join("retinanet"));
+    git(r, &["add", "-A"]);
+    let run = mlaudit(r, &["check", "--ruleset", "5.0.0", "--staged"]);
+    assert_eq!(run.code, Some(1), "{}", run.all());
+}

@@ -186,7 +186,7 @@ impl Walker {
                     continue;
                 }
             };
-            let name = item.file_name().to_string_lossy().into_owned();
+            let name = super::paths::display_name(&item.file_name());
             if name.starts_with('.') {
                 continue;
             }
@@ -309,7 +309,7 @@ pub fn discover_logs(files: &[PathBuf]) -> Submission {
 }
 
 fn file_name(p: &Path) -> Option<String> {
-    p.file_name().map(|n| n.to_string_lossy().into_owned())
+    p.file_name().map(super::paths::display_name)
 }
 
 fn discover_package(input: &Path, root: String) -> Submission {
