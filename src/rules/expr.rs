@@ -44,6 +44,11 @@ pub const MAX_EXPR_BYTES: usize = 4096;
 /// parser recurses on each without its nesting guard.
 pub const MAX_UNARY_RUN: usize = 32;
 
+/// Deepest nesting of brackets (`(`, `[`, `{`) accepted. minijinja's own
+/// guard allows more than a debug build's 2 MiB thread stack holds; the
+/// shipped expressions nest at most 3 deep.
+pub const MAX_NESTING: usize = 32;
+
 /// A compiled expression, with a shortcut for the shapes most rules use: a
 /// constant (`true`, `9e99`), a path (`s.run_started`, `v.metadata.status`)
 /// or its negation (`not s.init_stopped`). A shortcut that meets anything
@@ -258,7 +263,7 @@ pub enum CompileError {
     Syntax { expr: String, message: String },
     #[error("expression of {len} bytes is longer than the {max} bytes allowed: `{expr}`", max = MAX_EXPR_BYTES)]
     TooLong { expr: String, len: usize },
-    #[error("more than {max} unary operators in a row in `{expr}`", max = MAX_UNARY_RUN)]
+    #[error("more than {max} unary operators in a row, or brackets nested more than {nest} deep, in `{expr}`", max = MAX_UNARY_RUN, nest = MAX_NESTING)]
     TooDeep { expr: String },
     #[error("unknown name `{name}` in `{expr}` (in scope: v, s and the functions {funcs})", funcs = FUNCTIONS.join(", "))]
     UnknownName { expr: String, name: String },
@@ -303,6 +308,30 @@ fn head(src: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// Deepest nesting of brackets outside strings.
+fn nesting(src: &str) -> usize {
+    let b = src.as_bytes();
+    let (mut i, mut depth, mut best) = (0, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                best = best.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    best
 }
 
 /// Longest run of unary operators (`not`, `-`, `+`) outside strings.
@@ -352,7 +381,7 @@ fn compile_names(
             len: src.len(),
         });
     }
-    if unary_run(src) > MAX_UNARY_RUN {
+    if unary_run(src) > MAX_UNARY_RUN || nesting(src) > MAX_NESTING {
         return Err(CompileError::TooDeep { expr: head(src) });
     }
     let expr = env()
