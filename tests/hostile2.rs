@@ -852,3 +852,29 @@ fn folders_whose_names_are_not_utf8_are_not_merged() {
     let run = mlaudit(r, &["check", "--ruleset", "5.0.0", "--staged"]);
     assert_eq!(run.code, Some(1), "{}", run.all());
 }
+
+#[test]
+fn a_folder_of_thousands_of_files_gives_a_short_report() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let folder = p.join(FOLDER);
+    for i in 5..2005 {
+        std::fs::write(folder.join(format!("result_{i}.txt")), "x\n").expect("log");
+        std::fs::write(folder.join(format!("junk_{i}")), "x\n").expect("junk");
+    }
+    let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "Example"]);
+    assert_eq!(run.code, Some(1), "{}", &run.stderr);
+    let longest = run.stdout.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 4096, "a line of {longest} bytes");
+    assert!(
+        run.stdout.len() < 256 << 10,
+        "{} bytes of text",
+        run.stdout.len()
+    );
+    assert!(
+        run.stdout.contains("more LOG002 findings"),
+        "{}",
+        &run.stdout[..2000.min(run.stdout.len())]
+    );
+}

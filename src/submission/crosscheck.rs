@@ -41,7 +41,7 @@ fn describe(groups: &[(Option<&Value>, Vec<&str>)]) -> String {
         .iter()
         .map(|(v, names)| {
             let v = v.map_or("(not logged)".to_string(), |v| v.to_string());
-            format!("{v} in {}", names.join(", "))
+            format!("{v} in {}", super::paths::name_list(names))
         })
         .collect::<Vec<_>>()
         .join("; ")
@@ -220,7 +220,7 @@ fn aggregate(warnings: Vec<Finding>, runs: usize) -> Vec<Finding> {
                     "{} ({} of {runs} runs: {})",
                     f.message,
                     names.len(),
-                    names.join(", ")
+                    super::paths::name_list(&names)
                 );
             }
             f
