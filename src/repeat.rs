@@ -132,6 +132,9 @@ pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Res
     let file = crate::safe_io::open_regular(path).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     let mut series: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     let mut seen: HashMap<(String, String, u64), usize> = HashMap::new();
+    // Points positioned by occurrence, per key (counting them on every
+    // point was quadratic in the length of the log).
+    let mut occurrences: HashMap<String, usize> = HashMap::new();
     let summary = mllog::scan(
         file,
         |k| !rules.ignore_keys.iter().any(|i| i == k),
@@ -151,7 +154,9 @@ pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Res
                 .unwrap_or_else(|| ("occurrence".to_string(), f64::NAN));
             let points = series.entry(e.key.clone()).or_default();
             let at = if at.is_nan() {
-                points.iter().filter(|p| p.pos.kind == "occurrence").count() as f64 + 1.0
+                let n = occurrences.entry(e.key.clone()).or_insert(0);
+                *n += 1;
+                *n as f64
             } else {
                 at
             };

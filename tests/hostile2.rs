@@ -878,3 +878,29 @@ fn a_folder_of_thousands_of_files_gives_a_short_report() {
         &run.stdout[..2000.min(run.stdout.len())]
     );
 }
+
+#[test]
+fn repeat_on_long_logs_without_positions_is_linear() {
+    use std::io::Write;
+    let d = tmp();
+    for name in ["a.txt", "b.txt"] {
+        let mut f =
+            std::io::BufWriter::new(std::fs::File::create(d.path().join(name)).expect("log"));
+        for i in 0..200_000u32 {
+            writeln!(
+                f,
+                ":::MLLOG {{\"time_ms\": {i}, \"key\": \"train_loss\", \"value\": 0.5, \"metadata\": {{}}}}"
+            )
+            .expect("write");
+        }
+    }
+    let start = Instant::now();
+    let run = mlaudit(d.path(), &["repeat", "a.txt", "b.txt"]);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    // Counting earlier points for every point took minutes.
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+}
