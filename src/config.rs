@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// The file name looked for.
 pub const FILE_NAME: &str = ".mlaudit.toml";
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Waiver {
     pub code: String,
     /// Glob (`*`, `**`, `?`) or path prefix, compared with the finding's path.
@@ -36,6 +36,20 @@ pub struct Waiver {
     pub reason: String,
     /// Line of the `[[waiver]]` entry in the config file.
     pub config_line: u64,
+    /// `path` compiled once when the config is read (not once per finding).
+    glob: Option<Glob>,
+}
+
+impl PartialEq for Waiver {
+    fn eq(&self, o: &Waiver) -> bool {
+        (
+            &self.code,
+            &self.path,
+            self.line,
+            &self.reason,
+            self.config_line,
+        ) == (&o.code, &o.path, o.line, &o.reason, o.config_line)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -85,6 +99,20 @@ struct RawWaiver {
     reason: Option<String>,
 }
 
+/// Line numbers of byte offsets, by binary search over the line starts
+/// (`line_of` for every waiver of a big config was quadratic).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        Lines(memchr::memchr_iter(b'\n', text.as_bytes()).collect())
+    }
+
+    fn line(&self, offset: usize) -> u64 {
+        self.0.partition_point(|&nl| nl < offset) as u64 + 1
+    }
+}
+
 fn line_of(text: &str, offset: usize) -> u64 {
     let end = offset.min(text.len());
     text.as_bytes()[..end]
@@ -102,10 +130,13 @@ impl Config {
             return Ok(None);
         }
         let display = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Read {
-            path: display.clone(),
-            message: e.to_string(),
-        })?;
+        // A regular file of bounded size: the config may be a link to
+        // /dev/zero or a FIFO committed to the checked repository.
+        let text = crate::safe_io::read_regular_string(&path, crate::safe_io::MAX_CONFIG_BYTES)
+            .map_err(|e| ConfigError::Read {
+                path: display.clone(),
+                message: e.to_string(),
+            })?;
         Config::parse(&text, &path).map(Some)
     }
 
@@ -138,8 +169,9 @@ impl Config {
             invalid(line, e.message().to_string())
         })?;
         let mut waivers = Vec::new();
+        let lines = Lines::new(text);
         for w in raw.waiver {
-            let line = line_of(text, w.span().start);
+            let line = lines.line(w.span().start);
             let w = w.into_inner();
             let reason = w.reason.unwrap_or_default();
             if reason.trim().is_empty() {
@@ -163,12 +195,14 @@ impl Config {
                 }
                 glob_regex(p).map_err(|e| invalid(line, format!("waiver path '{p}': {e}")))?;
             }
+            let glob = w.path.as_deref().and_then(|p| compiled_glob(clean(p)));
             waivers.push(Waiver {
                 code: w.code,
                 path: w.path,
                 line: w.line,
                 reason,
                 config_line: line,
+                glob,
             });
         }
         Ok(Config {
@@ -209,6 +243,24 @@ fn glob_regex(glob: &str) -> Result<Regex, regex::Error> {
     Regex::new(&re)
 }
 
+/// The compiled glob of a waiver path; `None` for a path without glob
+/// characters, which is compared as text.
+fn compiled_glob(pattern: &str) -> Option<Glob> {
+    let wild = pattern.find(['*', '?'])?;
+    Some(Glob {
+        re: glob_regex(pattern).ok()?,
+        prefix: pattern[..wild].to_string(),
+    })
+}
+
+/// A compiled waiver glob and the text every match starts with (a cheap
+/// test before the regex: thousands of waivers meet every finding).
+#[derive(Debug, Clone)]
+struct Glob {
+    re: Regex,
+    prefix: String,
+}
+
 fn clean(p: &str) -> &str {
     let mut p = p;
     while let Some(rest) = p.strip_prefix("./") {
@@ -223,16 +275,19 @@ fn clean(p: &str) -> &str {
 /// whatever root the user typed).
 pub fn path_matches(pattern: &str, path: &str) -> bool {
     let pattern = clean(pattern);
+    matches_with(pattern, compiled_glob(pattern).as_ref(), path)
+}
+
+fn matches_with(pattern: &str, glob: Option<&Glob>, path: &str) -> bool {
     let path = clean(path);
-    let glob = glob_regex(pattern).ok();
-    let mut tails = vec![path];
-    tails.extend(path.match_indices('/').map(|(i, _)| &path[i + 1..]));
-    tails.iter().any(|t| {
-        *t == pattern
-            || t.strip_prefix(pattern)
-                .is_some_and(|rest| rest.starts_with('/'))
-            || glob.as_ref().is_some_and(|g| g.is_match(t))
-    })
+    std::iter::once(path)
+        .chain(path.match_indices('/').map(|(i, _)| &path[i + 1..]))
+        .any(|t| {
+            t == pattern
+                || t.strip_prefix(pattern)
+                    .is_some_and(|rest| rest.starts_with('/'))
+                || glob.is_some_and(|g| t.starts_with(g.prefix.as_str()) && g.re.is_match(t))
+        })
 }
 
 impl Waiver {
@@ -242,7 +297,7 @@ impl Waiver {
             && self
                 .path
                 .as_deref()
-                .is_none_or(|p| path_matches(p, &f.path))
+                .is_none_or(|p| matches_with(clean(p), self.glob.as_ref(), &f.path))
     }
 }
 
@@ -296,6 +351,39 @@ pub fn apply_waivers(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finding::Severity;
+
+    #[test]
+    fn thousands_of_waivers_on_hundreds_of_findings_are_quick() {
+        let text: String = (0..3000)
+            .map(|i| {
+                format!(
+                    "[[waiver]]\ncode = \"X001\"\npath = \"pkg/results/sys{i}/*.txt\"\nreason = \"r\"\n"
+                )
+            })
+            .collect();
+        let cfg = Config::parse(&text, Path::new(".mlaudit.toml")).unwrap();
+        let findings: Vec<Finding> = (0..400)
+            .map(|i| {
+                Finding::new(
+                    "X001",
+                    Severity::Error,
+                    &format!("pkg/results/sys{}/result_0.txt", i * 7),
+                    "m".to_string(),
+                )
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        let (kept, waived) = apply_waivers(findings, &cfg, ".mlaudit.toml");
+        assert_eq!(waived.len(), 400);
+        assert!(kept.iter().all(|f| f.code == "CFG001"));
+        // Compiling a glob per finding took about a minute here.
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{:?}",
+            start.elapsed()
+        );
+    }
 
     #[test]
     fn globs_and_prefixes() {

@@ -31,3 +31,4 @@ pub mod finding;
 pub mod mllog;
 pub mod report;
 pub mod rulebook;
+pub mod safe_io;

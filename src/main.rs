@@ -5,6 +5,11 @@ use mlaudit::app::Io;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// Bounds the memory one rule expression may build (see `rules::budget`).
+#[global_allocator]
+static ALLOC: mlaudit::check::rules::budget::BoundedAlloc =
+    mlaudit::check::rules::budget::BoundedAlloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();

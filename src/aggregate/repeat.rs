@@ -129,9 +129,12 @@ pub struct RepeatReport {
 
 /// Reads the numeric series of a log.
 pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Result<LogSeries> {
-    let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+    let file = crate::safe_io::open_regular(path).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     let mut series: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     let mut seen: HashMap<(String, String, u64), usize> = HashMap::new();
+    // Points positioned by occurrence, per key (counting them on every
+    // point was quadratic in the length of the log).
+    let mut occurrences: HashMap<String, usize> = HashMap::new();
     let summary = mllog::scan(
         file,
         |k| !rules.ignore_keys.iter().any(|i| i == k),
@@ -151,7 +154,9 @@ pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Res
                 .unwrap_or_else(|| ("occurrence".to_string(), f64::NAN));
             let points = series.entry(e.key.clone()).or_default();
             let at = if at.is_nan() {
-                points.iter().filter(|p| p.pos.kind == "occurrence").count() as f64 + 1.0
+                let n = occurrences.entry(e.key.clone()).or_insert(0);
+                *n += 1;
+                *n as f64
             } else {
                 at
             };
@@ -331,7 +336,7 @@ fn add_text(d: &mut Divergence, reference: &Path, other: &Path) {
 
 fn read_line(path: &Path, line: u64) -> Option<String> {
     use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
+    let file = crate::safe_io::open_regular(path).ok()?;
     let mut reader = std::io::BufReader::new(file);
     let mut buf = Vec::new();
     for _ in 0..line {

@@ -13,6 +13,7 @@ use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::RuleSource;
 use clap::ValueEnum;
 use rayon::prelude::*;
+use std::io::Write;
 
 pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
     let source = RuleSource::from_option(cli.rules.as_deref());
@@ -63,7 +64,9 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
             {
                 return Exit::Success;
             }
-            let _ = writeln!(io.err, "mlaudit: error: {e:#}");
+            // Error messages quote file names and file contents.
+            let message = format!("{e:#}");
+            let _ = writeln!(io.err, "mlaudit: error: {}", report::escape::text(&message));
             Exit::Error
         }
     }
@@ -89,6 +92,9 @@ fn log(
         if !f.exists() {
             anyhow::bail!("{}: no such file", f.display());
         }
+    }
+    if let Some(out) = &output.output {
+        crate::safe_io::refuse_overwriting_input(out, files)?;
     }
     let logs: Vec<rules::LogCheck> = files
         .par_iter()
@@ -154,6 +160,9 @@ fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result
         Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
         other => output::render(source, &outcome.report, other, color, w),
     })?;
+    if output::unreadable(&outcome.report) {
+        return Ok(Exit::Error);
+    }
     if args.output.exit_zero {
         return Ok(Exit::Success);
     }
@@ -184,9 +193,14 @@ fn score(
             report::score::write_csv(&outcome.report, &outcome.systems, io.out)?
         }
         Some(path) => {
-            let mut file = std::fs::File::create(path)
-                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
-            report::score::write_csv(&outcome.report, &outcome.systems, &mut file)?;
+            crate::safe_io::refuse_overwriting_input(path, &args.paths)?;
+            let cannot =
+                |e: std::io::Error| anyhow::anyhow!("{}: cannot write: {e}", path.display());
+            let file = std::fs::File::create(path).map_err(cannot)?;
+            let mut file = std::io::BufWriter::new(file);
+            report::score::write_csv(&outcome.report, &outcome.systems, &mut file)
+                .map_err(|e| cannot(e.into()))?;
+            file.flush().map_err(cannot)?;
         }
         None => {}
     }
@@ -195,6 +209,9 @@ fn score(
             Format::Text => Ok(report::score::render(&outcome.report, w)?),
             other => output::render(source, &outcome.report, other, color, w),
         })?;
+    }
+    if output::unreadable(&outcome.report) {
+        return Ok(Exit::Error);
     }
     if args.output.exit_zero {
         return Ok(Exit::Success);
@@ -322,6 +339,12 @@ fn run_check(
         bar.finish();
         let mut outcome = result?;
         outcome.report.set_ruleset_source(&chosen);
+        let inputs: Vec<std::path::PathBuf> = checked
+            .paths
+            .iter()
+            .map(|p| std::path::PathBuf::from(if p.is_empty() { "." } else { p }))
+            .collect();
+        refuse_writing_over(args, &inputs)?;
         write_html(source, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }
@@ -386,6 +409,7 @@ fn run_check(
         }
     };
     outcome.report.set_ruleset_source(&chosen);
+    refuse_writing_over(args, &args.paths)?;
     write_html(source, &rules, args, &outcome)?;
     Ok((outcome, settings, None))
 }
@@ -403,6 +427,18 @@ fn announce(
             "mlaudit: using ruleset {usage} {} ({}); give --ruleset to choose another",
             chosen.ruleset, chosen.why
         )?;
+    }
+    Ok(())
+}
+
+/// `--html FILE`, `-o FILE` and `--csv FILE` must not overwrite what was
+/// checked.
+fn refuse_writing_over(args: &CheckArgs, inputs: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    for out in [args.html.as_ref(), args.output.output.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        crate::safe_io::refuse_overwriting_input(out, inputs)?;
     }
     Ok(())
 }

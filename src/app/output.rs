@@ -5,6 +5,7 @@ use crate::app::cli::{FailOn, Format, OutputArgs};
 use crate::app::{Exit, Io};
 use crate::check::rules::Verdict;
 use crate::finding::{Finding, Severity};
+use crate::report::escape::text as esc;
 use crate::report::{self, Report};
 use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::RuleSource;
@@ -59,7 +60,11 @@ pub fn write_to(
             };
             let file = std::fs::File::create(path).map_err(cannot)?;
             let mut w = std::io::BufWriter::new(file);
-            write(&mut w, false)?;
+            // An error while writing (a full disk) names the file too.
+            write(&mut w, false).map_err(|e| match e.downcast::<std::io::Error>() {
+                Ok(io) => cannot(io),
+                Err(other) => other,
+            })?;
             w.flush().map_err(cannot)?;
             Ok(())
         }
@@ -85,9 +90,22 @@ pub fn fails(report: &Report, fail_on: FailOn) -> bool {
                 .any(|f| f.severity >= Severity::Warning))
 }
 
-/// The exit status of a report under the output settings.
+/// Whether a log could not be read (LOG005) or checked as its rule pack
+/// intends (LOG009, a value too big to keep): mlaudit could not do its job,
+/// whatever the other findings say.
+pub fn unreadable(report: &Report) -> bool {
+    report
+        .findings
+        .iter()
+        .any(|f| f.code == crate::finding::code::LOG005 || f.code == crate::finding::code::LOG009)
+}
+
+/// The exit status of a report under the output settings: 2 when a log
+/// could not be read (even with `--exit-zero`).
 pub fn exit_of(report: &Report, args: &OutputArgs) -> Exit {
-    if args.exit_zero || !fails(report, args.fail_on) {
+    if unreadable(report) {
+        Exit::Error
+    } else if args.exit_zero || !fails(report, args.fail_on) {
         Exit::Success
     } else {
         Exit::Findings
@@ -126,19 +144,19 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
             .collect();
         lines.push(format!(
             "{}: {}{}",
-            b.path,
+            esc(&b.path),
             if failing { "fails" } else { "has findings" },
             if folder_codes.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", folder_codes.join(", "))
+                format!(" ({})", esc(&folder_codes.join(", ")))
             }
         ));
         for i in &mine {
             shown[*i] = true;
             let f = listed[*i];
             if f.path != b.path {
-                lines.push(format!("  {}: {}[{}]", place(f), f.severity, f.code));
+                lines.push(format!("  {}: {}[{}]", place(f), f.severity, esc(&f.code)));
             }
         }
         let folder = if b.path.is_empty() {
@@ -146,10 +164,13 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
         } else {
             b.path.as_str()
         };
-        lines.push(format!(
-            "  details: {check_cmd} {} --html report.html",
-            crate::app::reproduce::shell_word(folder)
-        ));
+        let quoted = esc(&crate::app::reproduce::shell_word(folder)).into_owned();
+        lines.push(if folder.starts_with('-') {
+            // Would be read as an option: after the options end.
+            format!("  details: {check_cmd} --html report.html -- {quoted}")
+        } else {
+            format!("  details: {check_cmd} {quoted} --html report.html")
+        });
     }
     for (i, f) in listed.iter().enumerate() {
         if !shown[i] {
@@ -157,8 +178,8 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
                 "{}: {}[{}] {}",
                 place(f),
                 f.severity,
-                f.code,
-                f.message
+                esc(&f.code),
+                esc(&f.message)
             ));
         }
     }
@@ -170,7 +191,7 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
 
 fn place(f: &Finding) -> String {
     match f.line {
-        Some(l) => format!("{}:{l}", f.path),
-        None => f.path.clone(),
+        Some(l) => format!("{}:{l}", esc(&f.path)),
+        None => esc(&f.path).into_owned(),
     }
 }

@@ -47,6 +47,7 @@ pub fn merge(
     format: Option<Format>,
     config: Option<Config>,
 ) -> anyhow::Result<Settings> {
+    let (usage_flag, ruleset_flag) = (usage.is_some(), ruleset.is_some());
     let from_config =
         |get: fn(&Config) -> Option<&String>| config.as_ref().and_then(get).map(String::as_str);
     let format = match (format, config.as_ref().and_then(|c| c.format.as_ref())) {
@@ -62,6 +63,27 @@ pub fn merge(
         })?,
         (None, None) => Format::Text,
     };
+    let usage = usage.or(from_config(|c| c.usage.as_ref()));
+    let ruleset = ruleset.or(from_config(|c| c.ruleset.as_ref()));
+    for (what, value, flag) in [
+        ("usage", usage, usage_flag),
+        ("ruleset", ruleset, ruleset_flag),
+    ] {
+        if let Some(v) = value.filter(|v| !crate::rulebook::source::is_valid_name(v)) {
+            let from = if flag {
+                format!("--{what}")
+            } else {
+                config
+                    .as_ref()
+                    .map(|c| c.path.display().to_string())
+                    .unwrap_or_default()
+            };
+            anyhow::bail!(
+                "{from}: {what} '{}' is not a name (letters, digits, '.', '-', '_'; never a path)",
+                crate::report::escape::text(v)
+            );
+        }
+    }
     Ok(Settings {
         usage: usage
             .or(from_config(|c| c.usage.as_ref()))

@@ -235,6 +235,17 @@ fn check_tree(
             if bv.verdict == submission::Verdict::Skipped {
                 return Ok((entry, None, Vec::new()));
             }
+            // A run that could not be read is not compared with the others
+            // (it would look like a copy of every other unreadable run, and
+            // differ from the readable ones): no statistics for the folder;
+            // its LOG005 makes the run exit 2.
+            if dir
+                .result_logs
+                .iter()
+                .any(|f| !run_infos.contains_key(f.path.as_str()))
+            {
+                return Ok((entry, None, Vec::new()));
+            }
             let runs = FolderRuns {
                 dir: std::path::PathBuf::from(&bv.path),
                 runs: dir
@@ -383,6 +394,7 @@ fn check_tree(
     }
     sort_findings(&mut findings);
     findings.dedup();
+    let findings = cap_per_folder(findings);
 
     if opts.write_scaling {
         write_scaling(&benchmarks, &dirs)?;
@@ -443,8 +455,8 @@ impl<'a> Collectors<'a> {
     }
 
     /// The policy findings, the run and the package facts. An unreadable
-    /// log gives a POL040 warning, a run with nothing logged, and facts
-    /// with the read error (PKG010).
+    /// log gives a POL040 warning, no run (its folder gets no statistics),
+    /// and facts with the read error (PKG010).
     fn finish(
         self,
         rules: &Rules,
@@ -454,12 +466,14 @@ impl<'a> Collectors<'a> {
         division: Option<&str>,
     ) -> OnePass {
         let shown = std::path::Path::new(&f.path);
-        let run = self
-            .run
-            .map(|c| c.finish(self.hash, shown, &rules.stats.rcp, opts.bert_train_samples));
         let read = self
             .read
             .unwrap_or_else(|| Err(std::io::Error::other("the log was not read")));
+        // Only a log read to its end gives a run.
+        let run = self
+            .run
+            .filter(|_| read.is_ok())
+            .map(|c| c.finish(self.hash, shown, &rules.stats.rcp, opts.bert_train_samples));
         let extra = if read.is_ok() {
             self.extra.finish(&rules.codes, &f.path, dir.is_none())
         } else {
@@ -541,7 +555,9 @@ fn read_systems(tree: &discover::Submission) -> BTreeMap<String, serde_json::Val
     tree.systems
         .iter()
         .filter_map(|s| {
-            let text = std::fs::read(&s.file.fs).ok()?;
+            let text =
+                crate::safe_io::read_regular(&s.file.fs, crate::safe_io::MAX_SYSTEM_JSON_BYTES)
+                    .ok()?;
             let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
             v.is_object().then(|| (s.id.clone(), v))
         })
@@ -562,8 +578,51 @@ fn write_scaling(
         };
         let path = dir.fs.join("scaling.json");
         let text = serde_json::to_string(&serde_json::json!({ "scaling_factor": factor }))?;
-        std::fs::write(&path, text)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+        // Never through a link (it could lead anywhere the reviewer can
+        // write): a regular file replaces whatever regular file was there.
+        crate::safe_io::write_regular(&path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// Most findings of one code listed for the files of one folder; verdicts
+/// are decided before, from all of them. A folder of 100,000 broken logs
+/// made 89 MB of text and a 53 MB HTML page.
+pub const MAX_FINDINGS_PER_FOLDER: usize = 100;
+
+/// Keeps the first [`MAX_FINDINGS_PER_FOLDER`] findings of each code in
+/// each folder (findings are sorted) and says how many more there were.
+fn cap_per_folder(findings: Vec<Finding>) -> Vec<Finding> {
+    let folder = |f: &Finding| -> String {
+        f.path
+            .rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_string())
+    };
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    let mut out = Vec::with_capacity(findings.len().min(4096));
+    for f in findings {
+        let n = seen.entry((f.code.clone(), folder(&f))).or_insert(0);
+        *n += 1;
+        if *n <= MAX_FINDINGS_PER_FOLDER {
+            out.push(f);
+        }
+    }
+    let mut more: Vec<((String, String), usize)> = seen
+        .into_iter()
+        .filter(|(_, n)| *n > MAX_FINDINGS_PER_FOLDER)
+        .collect();
+    more.sort();
+    for ((code, dir), n) in more {
+        out.push(Finding::new(
+            &code,
+            Severity::Note,
+            &dir,
+            format!(
+                "{} more {code} findings in the files of this folder are not listed (the first {MAX_FINDINGS_PER_FOLDER} are)",
+                n - MAX_FINDINGS_PER_FOLDER
+            ),
+        ));
+    }
+    sort_findings(&mut out);
+    out
 }

@@ -117,6 +117,12 @@ pub fn targets(top: &Path, changed: &[String]) -> Targets {
                 t.folders.insert(f);
             }
             Touch::System { package, system } => {
+                if has_non_utf8_name(&top.join(join(&join(&package, "results"), &system))) {
+                    // Such a folder cannot be named as text: the whole
+                    // package is checked instead of skipping it.
+                    t.packages.insert(package);
+                    continue;
+                }
                 for f in system_folders(top, &package, &system) {
                     t.folders.insert(f);
                 }
@@ -171,6 +177,14 @@ fn classify(top: &Path, parts: &[&str]) -> Option<Touch> {
         let dir = parts[..i].join("/");
         let d = top.join(&dir);
         (d.join("results").is_dir() || d.join("systems").is_dir()).then_some(Touch::Package(dir))
+    })
+}
+
+/// Whether a name in `dir` is not UTF-8.
+fn has_non_utf8_name(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|rd| {
+        rd.filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_str().is_none())
     })
 }
 

@@ -152,6 +152,16 @@ pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<String>, GitError> {
     match changes {
         Changes::Staged => args.push("--cached"),
         Changes::Since(rev) => {
+            // A REV such as `--output=FILE` must never be read as an option
+            // (git would write that file): refuse it, and mark where the
+            // options end.
+            if rev.starts_with('-') {
+                return Err(GitError::Failed {
+                    args: format!("diff {rev}"),
+                    message: format!("'{rev}' is not a revision (it starts with '-')"),
+                });
+            }
+            args.push("--end-of-options");
             args.push(rev);
             args.push("--");
         }
@@ -170,11 +180,25 @@ pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<String>, GitError> {
     let mut paths: Vec<String> = out
         .split(|b| *b == 0)
         .filter(|p| !p.is_empty())
-        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .map(utf8_part)
         .collect();
     paths.sort();
     paths.dedup();
     Ok(paths)
+}
+
+/// A changed path as text. A path that is not UTF-8 is cut before its
+/// first component that is not: the change then touches the enclosing
+/// folder or package, which is checked whole (never skipped).
+fn utf8_part(p: &[u8]) -> String {
+    match std::str::from_utf8(p) {
+        Ok(s) => s.to_string(),
+        Err(_) => p
+            .split(|b| *b == b'/')
+            .map_while(|c| std::str::from_utf8(c).ok())
+            .collect::<Vec<_>>()
+            .join("/"),
+    }
 }
 
 #[cfg(test)]

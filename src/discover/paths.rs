@@ -20,6 +20,48 @@ pub fn display_root(arg: &std::path::Path) -> String {
     s
 }
 
+/// A file name for display, unambiguous: valid UTF-8 as it is, each byte
+/// that is not as `\xNN`, and so `\` as `\\` (`sys\xff` and `sys\xfe`
+/// never both show as `sys\u{fffd}` and are never taken for one folder).
+pub fn display_name(name: &std::ffi::OsStr) -> String {
+    let bytes = name.as_encoded_bytes();
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        if !s.contains('\\') {
+            return s.to_string();
+        }
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// Most names a finding lists (files of a folder, runs); the rest are
+/// counted: a folder of 100,000 files made one line of megabytes.
+pub const MAX_NAMES_LISTED: usize = 20;
+
+/// `a, b, c`, at most [`MAX_NAMES_LISTED`] names, then `and N more`.
+pub fn name_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    let mut more = 0usize;
+    for n in names {
+        if shown.len() < MAX_NAMES_LISTED {
+            shown.push(n.as_ref().to_string());
+        } else {
+            more += 1;
+        }
+    }
+    let mut out = shown.join(", ");
+    if more > 0 {
+        out.push_str(&format!(" and {more} more"));
+    }
+    out
+}
+
 /// `base` joined with `name` for display.
 pub fn join(base: &str, name: &str) -> String {
     if base.is_empty() {

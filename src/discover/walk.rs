@@ -11,7 +11,7 @@ use super::paths::{display_root, join};
 use super::tree::*;
 use crate::finding::code;
 use crate::finding::{Finding, Severity};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -50,6 +50,10 @@ struct Entry {
 struct Walker {
     root_canon: PathBuf,
     visited: HashSet<PathBuf>,
+    /// Canonical path of every folder entered, by the path it was entered
+    /// through: a real sub-folder's is its parent's plus its name, with no
+    /// `canonicalize` (which reads every component: quadratic in depth).
+    canon_of: HashMap<PathBuf, PathBuf>,
     findings: Vec<Finding>,
 }
 
@@ -58,6 +62,7 @@ impl Walker {
         Walker {
             root_canon: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             visited: HashSet::new(),
+            canon_of: HashMap::new(),
             findings: Vec::new(),
         }
     }
@@ -79,13 +84,22 @@ impl Walker {
     /// Marks the folder as walked; false (and a finding) when it was walked
     /// already, i.e. a link led back into it.
     fn enter(&mut self, fs_path: &Path, path: &str) -> bool {
-        let canon = match fs::canonicalize(fs_path) {
+        let from_parent = match (fs_path.parent(), fs_path.file_name()) {
+            (Some(parent), Some(name))
+                if fs::symlink_metadata(fs_path).is_ok_and(|m| m.is_dir()) =>
+            {
+                self.canon_of.get(parent).map(|c| c.join(name))
+            }
+            _ => None,
+        };
+        let canon = match from_parent.map_or_else(|| fs::canonicalize(fs_path), Ok) {
             Ok(c) => c,
             Err(e) => {
                 self.unreadable(path, "folder", &e);
                 return false;
             }
         };
+        self.canon_of.insert(fs_path.to_path_buf(), canon.clone());
         if self.visited.insert(canon.clone()) {
             true
         } else {
@@ -167,7 +181,7 @@ impl Walker {
                     continue;
                 }
             };
-            let name = item.file_name().to_string_lossy().into_owned();
+            let name = super::paths::display_name(&item.file_name());
             if name.starts_with('.') {
                 continue;
             }
@@ -204,7 +218,7 @@ impl Walker {
 }
 
 fn read_params(w: &mut Walker, fs_path: &Path, path: &str) -> Option<ParamsFile> {
-    match fs::read(fs_path) {
+    match crate::safe_io::read_regular(fs_path, crate::safe_io::MAX_SMALL_FILE_BYTES) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
             let trailing_newline = text.ends_with('\n');
@@ -288,7 +302,7 @@ pub fn discover_logs(files: &[PathBuf]) -> Submission {
 }
 
 fn file_name(p: &Path) -> Option<String> {
-    p.file_name().map(|n| n.to_string_lossy().into_owned())
+    p.file_name().map(super::paths::display_name)
 }
 
 fn discover_package(input: &Path, root: String) -> Submission {

@@ -52,10 +52,19 @@ pub fn render(report: &Report, repo_prefix: &str, out: &mut dyn Write) -> io::Re
 }
 
 /// Escapes a workflow-command message: `%`, `\r`, `\n`.
+/// Other control characters (ESC, ...) are written as text escapes
+/// ([`super::escape`]): the runner would pass them to the log viewer.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c => super::escape::push(&mut out, c),
+        }
+    }
+    out
 }
 
 /// Escapes a workflow-command property value: as [`escape_data`], plus

@@ -1,6 +1,7 @@
 //! The report: everything a renderer needs, shaped as the JSON contract
 //! (`shared/spec/json-report.md`). Renderers never compute; checks never print.
 
+pub mod escape;
 pub mod github;
 pub mod html;
 pub mod json;

@@ -1,5 +1,6 @@
 //! `mlaudit rcp`: the RCP result of each benchmark folder, in words.
 
+use super::escape::text as esc;
 use super::Report;
 use crate::aggregate::stats::rcp::Verdict as RcpVerdict;
 use std::io::{self, Write};
@@ -20,7 +21,9 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "{}: skipped ({} is not a benchmark of {})",
-                b.path, b.benchmark, report.ruleset
+                esc(&b.path),
+                esc(&b.benchmark),
+                report.ruleset
             )?;
             continue;
         };
@@ -34,7 +37,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             RcpVerdict::Bypassed => "bypassed",
             RcpVerdict::NotApplicable => "not applicable",
         };
-        writeln!(out, "{}: RCP {verdict}: {}", b.path, r.message)?;
+        writeln!(out, "{}: RCP {verdict}: {}", esc(&b.path), esc(&r.message))?;
         if r.mean_epochs.is_some() || r.rcp_mean.is_some() {
             writeln!(
                 out,
@@ -49,7 +52,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "  reference {} (batch size {}{}): stdev {}, max speedup {:.2}%",
-                p.name,
+                esc(&p.name),
                 num(Some(p.batch_size)),
                 if p.interpolated { ", interpolated" } else { "" },
                 num(Some(p.stdev)),

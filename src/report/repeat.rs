@@ -2,24 +2,30 @@
 //! not, where the runs first part, the largest deviation, and a line per
 //! key that differs.
 
+use super::escape::text as esc;
 use crate::aggregate::repeat::{Divergence, RepeatReport, Side};
 use std::io::{self, Write};
 
 fn side(label: &str, s: &Option<Side>, path: &str, out: &mut dyn Write) -> io::Result<()> {
     match s {
         Some(s) => {
-            writeln!(out, "    {label} {path}:{}: {}", s.line, s.value)?;
+            writeln!(out, "    {label} {}:{}: {}", esc(path), s.line, s.value)?;
             if let Some(t) = &s.text {
-                writeln!(out, "      {t}")?;
+                writeln!(out, "      {}", esc(t))?;
             }
             Ok(())
         }
-        None => writeln!(out, "    {label} {path}: no such point"),
+        None => writeln!(out, "    {label} {}: no such point", esc(path)),
     }
 }
 
 fn divergence(d: &Divergence, a: &str, b: &str, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "  first difference: {} at {}", d.key, d.position)?;
+    writeln!(
+        out,
+        "  first difference: {} at {}",
+        esc(&d.key),
+        esc(&d.position)
+    )?;
     side("reference", &d.reference, a, out)?;
     side("other    ", &d.other, b, out)
 }
@@ -33,7 +39,7 @@ pub fn render(report: &RepeatReport, out: &mut dyn Write) -> io::Result<()> {
         } else {
             "NOT repeatable".to_string()
         };
-        writeln!(out, "{} vs {}: {verdict}", c.other, c.reference)?;
+        writeln!(out, "{} vs {}: {verdict}", esc(&c.other), esc(&c.reference))?;
         if c.identical {
             continue;
         }
@@ -46,7 +52,10 @@ pub fn render(report: &RepeatReport, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(
                     out,
                     "  largest relative deviation: {} at {}: {} vs {} (absolute {abs:.3e}, relative {rel:.3e})",
-                    w.key, w.position, a.value, b.value
+                    esc(&w.key),
+                    esc(&w.position),
+                    a.value,
+                    b.value
                 )?;
             }
         }
@@ -61,7 +70,11 @@ pub fn render(report: &RepeatReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "  {}: {} points in both, {} differ{extra}; max abs {:.3e}, max rel {:.3e}",
-                k.key, k.compared, k.differing, k.max_abs, k.max_rel
+                esc(&k.key),
+                k.compared,
+                k.differing,
+                k.max_abs,
+                k.max_rel
             )?;
         }
     }

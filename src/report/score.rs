@@ -105,12 +105,12 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let width = report
         .benchmarks
         .iter()
-        .map(|b| b.path.len())
+        .map(|b| super::escape::text(&b.path).chars().count())
         .max()
         .unwrap_or(0);
     for b in &report.benchmarks {
         let Some(s) = &b.score else {
-            writeln!(out, "{:<width$}  skipped", b.path)?;
+            writeln!(out, "{:<width$}  skipped", super::escape::text(&b.path))?;
             continue;
         };
         let minutes = match s.minutes {
@@ -125,7 +125,9 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "{:<width$}  {minutes}  ({} runs used, {} failed{scaled})",
-            b.path, s.runs_used, s.runs_failed
+            super::escape::text(&b.path),
+            s.runs_used,
+            s.runs_failed
         )?;
     }
     let scored = report

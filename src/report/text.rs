@@ -1,6 +1,7 @@
 //! `--format text`: one line per finding, `path:line: severity[CODE] message`,
 //! then a one-line summary. Colour only when asked for.
 
+use super::escape::text as esc;
 use super::{BenchmarkReport, Report};
 use crate::aggregate::package::Verdict as FolderVerdict;
 use crate::check::rules::Verdict;
@@ -17,15 +18,15 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
     };
     for f in &report.findings {
         let place = match f.line {
-            Some(l) => format!("{}:{l}", f.path),
-            None => f.path.clone(),
+            Some(l) => format!("{}:{l}", esc(&f.path)),
+            None => esc(&f.path).into_owned(),
         };
         let sev = match f.severity {
             Severity::Error => paint(&format!("error[{}]", f.code), "1;31"),
             Severity::Warning => paint(&format!("warning[{}]", f.code), "1;33"),
             Severity::Note => paint(&format!("note[{}]", f.code), "1;36"),
         };
-        writeln!(out, "{place}: {sev} {}", f.message)?;
+        writeln!(out, "{place}: {sev} {}", esc(&f.message))?;
     }
     for b in &report.benchmarks {
         writeln!(out, "{}", benchmark_line(b, &paint))?;
@@ -119,8 +120,8 @@ fn benchmark_line(b: &BenchmarkReport, paint: &dyn Fn(&str, &str) -> String) -> 
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         match r.norm_factor {
-            Some(f) => parts.push(format!("RCP {v} ({}), x{f:.4}", r.message)),
-            None => parts.push(format!("RCP {v} ({})", r.message)),
+            Some(f) => parts.push(format!("RCP {v} ({}), x{f:.4}", esc(&r.message))),
+            None => parts.push(format!("RCP {v} ({})", esc(&r.message))),
         }
     }
     if let Some(s) = &b.score {
@@ -134,8 +135,8 @@ fn benchmark_line(b: &BenchmarkReport, paint: &dyn Fn(&str, &str) -> String) -> 
     }
     format!(
         "{verdict} {} [{}] {}",
-        b.path,
-        b.division.as_deref().unwrap_or("division unknown"),
+        esc(&b.path),
+        esc(b.division.as_deref().unwrap_or("division unknown")),
         parts.join("; ")
     )
 }

@@ -114,11 +114,34 @@ impl RuleSource {
                 .and_then(|f| f.contents_utf8())
                 .map(Cow::Borrowed)),
             RuleSource::Dir(root) => {
-                let path = root.join(rel);
-                if !path.is_file() {
-                    return Ok(None);
+                if !is_plain_relative(rel) {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("'{rel}' leaves the rules folder"),
+                    ));
                 }
-                std::fs::read_to_string(&path).map(|s| Some(Cow::Owned(s)))
+                let path = root.join(rel);
+                // Absent is `None`; anything else that is not a regular
+                // file (a folder, a broken link, a FIFO) is an error, never
+                // an empty file.
+                match std::fs::symlink_metadata(&path) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                    Err(e) => return Err(e),
+                    Ok(_) => {}
+                }
+                if std::fs::metadata(&path).is_err() {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "is a symbolic link that leads nowhere",
+                    ));
+                }
+                let bytes =
+                    crate::safe_io::read_regular(&path, crate::safe_io::MAX_RULE_FILE_BYTES)?;
+                String::from_utf8(bytes)
+                    .map(|s| Some(Cow::Owned(s)))
+                    .map_err(|_| {
+                        std::io::Error::new(std::io::ErrorKind::InvalidData, "is not valid UTF-8")
+                    })
             }
         }
     }
@@ -142,6 +165,7 @@ impl RuleSource {
                 })
                 .unwrap_or_default()
             }
+            RuleSource::Dir(_) if !is_plain_relative(rel) => Vec::new(),
             RuleSource::Dir(root) => std::fs::read_dir(root.join(rel))
                 .map(|rd| {
                     rd.filter_map(|e| e.ok())
@@ -229,6 +253,27 @@ fn too_deep(rel: &str) -> std::io::Error {
         std::io::ErrorKind::InvalidData,
         format!("{rel}: more than {MAX_INHERIT_DEPTH} inherit.yaml steps (a loop?)"),
     )
+}
+
+/// A path inside the rules folder: relative, without `..` (a ruleset or
+/// usage name from a checked repository must not lead out of it).
+fn is_plain_relative(rel: &str) -> bool {
+    !rel.starts_with('/')
+        && !rel.contains('\\')
+        && rel
+            .split('/')
+            .all(|part| part != ".." && !part.contains(':'))
+}
+
+/// Whether `name` can be a usage or ruleset name: letters, digits, `.`,
+/// `-` and `_`, not starting with `.` or `-`. A name is never a path.
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with(['.', '-'])
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
 }
 
 #[cfg(test)]

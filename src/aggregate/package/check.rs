@@ -362,7 +362,10 @@ pub fn check_package_with(
                 .filter(|s| s.contains("result") || s.ends_with(".txt") || s.ends_with(".log"))
                 .collect();
             if !lookalikes.is_empty() {
-                msg.push_str(&format!("; misnamed log(s)? {}", lookalikes.join(", ")));
+                msg.push_str(&format!(
+                    "; misnamed log(s)? {}",
+                    crate::discover::paths::name_list(&lookalikes)
+                ));
             }
             out.push(
                 Finding::of(code::PKG001, &b.path, msg)
@@ -379,10 +382,7 @@ pub fn check_package_with(
                         "{} entries, but {} do not follow the result_*.txt naming: {}",
                         b.entry_count(),
                         odd.len(),
-                        odd.iter()
-                            .map(|s| s.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        crate::discover::paths::name_list(odd.iter())
                     ),
                 )
                 .with_help("rename logs to result_<i>.txt; other files are ignored"),
@@ -395,7 +395,7 @@ pub fn check_package_with(
                     &b.path,
                     format!(
                         "unknown files in result directory: {}",
-                        b.other_entries.join(", ")
+                        crate::discover::paths::name_list(&b.other_entries)
                     ),
                 )
                 .with_help("a result folder holds result_<i>.txt logs; scaling.json, power/ and package_checker_params are expected extras"),
@@ -436,7 +436,7 @@ pub fn check_package_with(
                     format!(
                         "{} runs do not comply ({}); at most {tolerance} accepted under olympic scoring",
                         bad.len(),
-                        bad.iter().cloned().collect::<Vec<_>>().join(", ")
+                        crate::discover::paths::name_list(bad.iter())
                     ),
                 )
                 .with_help("fix or re-run the failing runs"),
@@ -449,7 +449,7 @@ pub fn check_package_with(
                     format!(
                         "{} run(s) do not comply ({}), accepted under olympic scoring (at most {tolerance})",
                         bad.len(),
-                        bad.iter().cloned().collect::<Vec<_>>().join(", ")
+                        crate::discover::paths::name_list(bad.iter())
                     ),
                 )
                 .with_help("a failed run counts as the slowest and is dropped from the score"),

@@ -42,7 +42,7 @@ fn describe(groups: &[(Option<&Value>, Vec<&str>)]) -> String {
         .iter()
         .map(|(v, names)| {
             let v = v.map_or("(not logged)".to_string(), |v| v.to_string());
-            format!("{v} in {}", names.join(", "))
+            format!("{v} in {}", crate::discover::paths::name_list(names))
         })
         .collect::<Vec<_>>()
         .join("; ")
@@ -213,7 +213,7 @@ fn aggregate(warnings: Vec<Finding>, runs: usize) -> Vec<Finding> {
                     "{} ({} of {runs} runs: {})",
                     f.message,
                     names.len(),
-                    names.join(", ")
+                    crate::discover::paths::name_list(&names)
                 );
             }
             f

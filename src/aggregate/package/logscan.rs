@@ -44,7 +44,7 @@ impl LogFacts {
 }
 
 pub fn scan_log(file: &FileRef) -> LogFacts {
-    let reader = match std::fs::File::open(&file.fs) {
+    let reader = match crate::safe_io::open_regular(&file.fs) {
         Ok(r) => r,
         Err(e) => return Collector::default().finish(&file.path, Err(e)),
     };

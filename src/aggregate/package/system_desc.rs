@@ -42,17 +42,18 @@ pub fn check_system(
         json: None,
     };
     let path = &sys.file.path;
-    let bytes = match std::fs::read(&sys.file.fs) {
-        Ok(b) => b,
-        Err(e) => {
-            out.push(Finding::of(
-                code::PKG010,
-                path,
-                format!("cannot read file: {e}"),
-            ));
-            return info;
-        }
-    };
+    let bytes =
+        match crate::safe_io::read_regular(&sys.file.fs, crate::safe_io::MAX_SYSTEM_JSON_BYTES) {
+            Ok(b) => b,
+            Err(e) => {
+                out.push(Finding::of(
+                    code::PKG010,
+                    path,
+                    format!("cannot read file: {e}"),
+                ));
+                return info;
+            }
+        };
     let parsed: Result<Value, _> = serde_json::from_slice(&bytes);
     let obj = match parsed {
         Ok(Value::Object(m)) => m,

@@ -119,7 +119,12 @@ fn json_text(v: &Value) -> String {
 
 /// Reads one result log.
 pub fn read_run(path: &Path, params: &RcpParams, bert_train_samples: bool) -> io::Result<RunInfo> {
-    parse_run(std::fs::File::open(path)?, path, params, bert_train_samples)
+    parse_run(
+        crate::safe_io::open_regular(path)?,
+        path,
+        params,
+        bert_train_samples,
+    )
 }
 
 /// Extracts a [`RunInfo`] from a log shown as `path`, streaming it.

@@ -67,6 +67,56 @@ fn value_text(v: &serde_json::Value) -> String {
     }
 }
 
+/// Most distinct keys whose first value a log's facts keep.
+pub const MAX_KEYS_KEPT: usize = 50_000;
+/// Largest first value kept (JSON text bytes, approximately).
+pub const MAX_VALUE_KEPT_BYTES: usize = 4096;
+/// Most `eval_accuracy` records whose positions are kept.
+pub const MAX_EVALS_KEPT: usize = 100_000;
+
+/// The numeric fields of a metadata object (what the evaluation schedule
+/// reads), nothing else.
+fn numbers_only(meta: &serde_json::Value) -> serde_json::Value {
+    match meta {
+        serde_json::Value::Object(m) => serde_json::Value::Object(
+            m.iter()
+                .filter(|(_, v)| v.is_number())
+                .take(16)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => serde_json::Value::Null,
+    }
+}
+
+/// Approximate size of `v` as JSON text, counted up to a little past `cap`.
+fn json_size(v: &serde_json::Value, cap: usize) -> usize {
+    let mut total = 0usize;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        // Every value waiting counts at least 2 bytes.
+        if total > cap || stack.len() > cap / 2 {
+            return total.max(cap + 1);
+        }
+        total += match v {
+            serde_json::Value::String(s) => s.len() + 2,
+            serde_json::Value::Array(a) => {
+                stack.extend(a.iter().take(cap + 1));
+                2
+            }
+            serde_json::Value::Object(m) => {
+                for (k, x) in m.iter().take(cap + 1) {
+                    total += k.len() + 4;
+                    stack.push(x);
+                }
+                2
+            }
+            _ => 8,
+        };
+    }
+    total
+}
+
 /// Reads the log once and collects the facts.
 pub fn collect<R: Read>(rules: &PolicyRules, reader: R) -> std::io::Result<LogFacts> {
     let mut c = Collector::new(rules);
@@ -97,8 +147,9 @@ impl<'a> Collector<'a> {
     pub fn event(&mut self, e: &crate::mllog::Event) {
         let m = &self.rules.signals;
         let facts = &mut self.facts;
-        if e.key == "eval_accuracy" {
-            facts.evals.push((e.metadata.clone(), e.line));
+        if e.key == "eval_accuracy" && facts.evals.len() < MAX_EVALS_KEPT {
+            // Only numbers are read (the evaluation's position).
+            facts.evals.push((numbers_only(&e.metadata), e.line));
         }
         let key_hit = match self.key_cache.get(&e.key) {
             Some(hit) => hit.clone(),
@@ -139,8 +190,16 @@ impl<'a> Collector<'a> {
                 });
             }
         }
-        if !facts.first.contains_key(&e.key) {
-            facts.first.insert(e.key.clone(), (e.value.clone(), e.line));
+        if facts.first.len() < MAX_KEYS_KEPT && !facts.first.contains_key(&e.key) {
+            let value = if json_size(&e.value, MAX_VALUE_KEPT_BYTES) > MAX_VALUE_KEPT_BYTES {
+                // Not a hyperparameter: never equal to a reference value.
+                serde_json::Value::String(format!(
+                    "(a value larger than {MAX_VALUE_KEPT_BYTES} bytes, not kept)"
+                ))
+            } else {
+                e.value.clone()
+            };
+            facts.first.insert(e.key.clone(), (value, e.line));
         }
     }
 
@@ -172,7 +231,7 @@ pub fn check_log(
     display_path: &str,
     fs_path: &Path,
 ) -> Vec<Finding> {
-    let facts = match std::fs::File::open(fs_path).and_then(|f| collect(rules, f)) {
+    let facts = match crate::safe_io::open_regular(fs_path).and_then(|f| collect(rules, f)) {
         Ok(f) => f,
         Err(e) => {
             return vec![Finding::of(
@@ -340,7 +399,7 @@ fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
         );
         return out;
     }
-    let bytes = match std::fs::read(&f.file.fs) {
+    let bytes = match crate::safe_io::read_regular(&f.file.fs, cf.max_bytes) {
         Ok(b) => b,
         Err(e) => {
             out.push(unreadable(e));

@@ -87,7 +87,7 @@ impl Ev {
 /// is a failing check with an `LOG005` finding, not an error.
 pub fn check_file(ruleset: &Ruleset, path: &Path, display: &str) -> LogCheck {
     let mut open = || -> std::io::Result<Box<dyn Read>> {
-        let f = std::fs::File::open(path)?;
+        let f = crate::safe_io::open_regular(path)?;
         if f.metadata()?.is_dir() {
             return Err(std::io::Error::other("is a directory, not a log file"));
         }
@@ -123,7 +123,7 @@ pub fn check_file_observed(
     observer: &mut dyn Observer,
 ) -> LogCheck {
     let mut open = || -> std::io::Result<Box<dyn Read>> {
-        let f = std::fs::File::open(path)?;
+        let f = crate::safe_io::open_regular(path)?;
         if f.metadata()?.is_dir() {
             return Err(std::io::Error::other("is a directory, not a log file"));
         }

@@ -67,6 +67,8 @@ pub const MAX_NESTING: usize = 32;
 pub struct Expr {
     inner: minijinja::Expression<'static, 'static>,
     fast: Fast,
+    /// The source, to name the expression if it builds too big a value.
+    src: Box<str>,
 }
 
 #[derive(Debug)]
@@ -104,6 +106,7 @@ impl Expr {
             Fast::None => {}
         }
         let _guard = super::watchdog::Guard::enter();
+        let _budget = super::budget::Scope::enter(&self.src);
         self.inner.eval(ctx)
     }
 
@@ -300,10 +303,8 @@ pub enum CompileError {
     Syntax { expr: String, message: String },
     #[error("expression of {len} bytes is longer than the {max} bytes allowed: `{expr}`", max = MAX_EXPR_BYTES)]
     TooLong { expr: String, len: usize },
-    #[error("more than {max} unary operators in a row in `{expr}`", max = MAX_UNARY_RUN)]
+    #[error("more than {max} unary operators in a row, or brackets or `if ... else` nested more than {nest} deep, in `{expr}`", max = MAX_UNARY_RUN, nest = MAX_NESTING)]
     TooDeep { expr: String },
-    #[error("brackets or `if ... else` nested more than {max} deep in `{expr}`", max = MAX_NESTING)]
-    TooNested { expr: String },
     #[error("unknown name `{name}` in `{expr}` (in scope: v, s and the functions {funcs})", funcs = FUNCTIONS.join(", "))]
     UnknownName { expr: String, name: String },
     #[error("unknown state variable `s.{name}` in `{expr}` (declare it under `state:`)")]
@@ -318,6 +319,7 @@ pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, 
     // minijinja may fold constants while compiling: bounded like an
     // evaluation.
     let _guard = super::watchdog::Guard::enter();
+    let _budget = super::budget::Scope::enter(source.trim());
     let inner = compile_names(source, state_vars)?;
     let src = source.trim();
     let fast = if inner.undeclared_variables(false).is_empty() {
@@ -332,7 +334,11 @@ pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, 
     } else {
         Fast::None
     };
-    Ok(Expr { inner, fast })
+    Ok(Expr {
+        inner,
+        fast,
+        src: src.into(),
+    })
 }
 
 /// The start of an expression, for messages about huge ones.
@@ -344,7 +350,6 @@ fn head(src: &str) -> String {
     out
 }
 
-/// Longest run of unary operators (`not`, `-`, `+`) outside strings.
 /// The deepest nesting of brackets in `src`, counting each `if` outside
 /// string literals as a level too (conditional chains recurse in the
 /// parser); string literals are skipped.
@@ -382,6 +387,7 @@ fn nesting(src: &str) -> usize {
     best
 }
 
+/// Longest run of unary operators (`not`, `-`, `+`) outside strings.
 fn unary_run(src: &str) -> usize {
     let b = src.as_bytes();
     let (mut i, mut run, mut best) = (0, 0usize, 0usize);
@@ -428,11 +434,8 @@ fn compile_names(
             len: src.len(),
         });
     }
-    if unary_run(src) > MAX_UNARY_RUN {
+    if unary_run(src) > MAX_UNARY_RUN || nesting(src) > MAX_NESTING {
         return Err(CompileError::TooDeep { expr: head(src) });
-    }
-    if nesting(src) > MAX_NESTING {
-        return Err(CompileError::TooNested { expr: head(src) });
     }
     let expr = env()
         .compile_expression_owned(source.trim().to_string())

@@ -22,6 +22,12 @@ pub struct Ruleset {
 
 pub const ROOT_PACK: &str = "common";
 
+/// Most expressions one pack may hold, counted after YAML aliases are
+/// expanded (the largest shipped pack has a few hundred).
+pub const MAX_PACK_EXPRS: usize = 5_000;
+/// Most bytes of expression text one pack may hold, after aliases.
+pub const MAX_PACK_EXPR_BYTES: usize = 256 << 10;
+
 #[derive(Debug)]
 pub struct Pack {
     pub name: String,
@@ -218,7 +224,18 @@ fn compile_pack(
         vars.extend(e.before.keys().cloned());
     }
     let known = |n: &str| vars.contains(n);
+    // YAML aliases can repeat one long expression thousands of times in a
+    // small file: bound what a pack compiles (and then runs on every event).
+    let budget = std::cell::Cell::new((0usize, 0usize));
     let one = |src: &str, ctx: &str| -> Result<Expr, String> {
+        let (count, bytes) = budget.get();
+        let (count, bytes) = (count + 1, bytes + src.len());
+        budget.set((count, bytes));
+        if count > MAX_PACK_EXPRS || bytes > MAX_PACK_EXPR_BYTES {
+            return Err(format!(
+                "{ctx}: the pack holds more than {MAX_PACK_EXPRS} expressions or {MAX_PACK_EXPR_BYTES} bytes of them (after YAML aliases are expanded); split or shorten it"
+            ));
+        }
         expr::compile(src, &known).map_err(|e: CompileError| format!("{ctx}: {e}"))
     };
     let many = |list: Vec<String>, ctx: &str| -> Result<Vec<(String, Expr)>, String> {

@@ -2,6 +2,7 @@
 //! compiled once (`load.rs`, `expr.rs`) and run over a log's events
 //! (`engine.rs`).
 
+pub mod budget;
 pub mod engine;
 pub mod expr;
 pub mod load;

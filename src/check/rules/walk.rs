@@ -743,6 +743,23 @@ impl<'r> Inst<'r> {
     fn assign(&mut self, display: &str, rule: &Rule, list: &[(String, Expr)], ev: &Ev) {
         for (name, e) in list {
             match self.eval(e) {
+                Ok(v) if !state_fits(&v) => {
+                    // Refused: state that grows on every event (`s.x ~ s.x`)
+                    // would exhaust memory. LOG009 makes the run exit 2.
+                    if !self.room(code::LOG009.id, Some(ev.key()), Severity::Error) {
+                        continue;
+                    }
+                    let msg = format!(
+                        "state update '{name}' for '{}' builds a value larger than {} bytes (MAX_STATE_VALUE_BYTES); the value is not kept",
+                        ev.key(),
+                        super::budget::MAX_STATE_VALUE_BYTES
+                    );
+                    let mut f =
+                        Self::rule_finding(display, rule, Severity::Error, Some(ev.line), msg);
+                    f.code = code::LOG009.id.to_string();
+                    f.help = None;
+                    self.push(Some(ev.key()), f);
+                }
                 Ok(v) => self.state.set(name, v),
                 Err(err) => {
                     if !self.room(&rule.code, Some(ev.key()), Severity::Error) {
@@ -815,4 +832,10 @@ fn short(v: &Value) -> String {
     } else {
         text
     }
+}
+
+/// Whether a value may be kept in a pack's state.
+fn state_fits(v: &Value) -> bool {
+    let cap = super::budget::MAX_STATE_VALUE_BYTES;
+    super::budget::value_size(v, cap) <= cap
 }
