@@ -339,12 +339,7 @@ fn run_check(
         bar.finish();
         let mut outcome = result?;
         outcome.report.set_ruleset_source(&chosen);
-        let inputs: Vec<std::path::PathBuf> = checked
-            .paths
-            .iter()
-            .map(|p| std::path::PathBuf::from(if p.is_empty() { "." } else { p }))
-            .collect();
-        refuse_writing_over(args, &inputs)?;
+        refuse_writing_over(args, &checked.inputs())?;
         write_html(source, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }

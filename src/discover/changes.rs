@@ -58,25 +58,20 @@ pub fn changed_targets(changes: &Changes<'_>) -> anyhow::Result<Checked> {
     })
 }
 
+impl Checked {
+    /// The paths to check as file-system paths (`""` becomes `.`).
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        self.paths
+            .iter()
+            .map(|p| PathBuf::from(if p.is_empty() { "." } else { p.as_str() }))
+            .collect()
+    }
+}
+
 /// The folders and packages a change touches, as paths relative to the
-/// current directory (what [`check_changes`] checks).
+/// current directory (what [`changed_targets`] lists).
 pub fn target_paths(changes: &Changes<'_>) -> anyhow::Result<Vec<PathBuf>> {
-    let wt = WorkTree::current()?;
-    let changed = crate::discover::git::changed_paths(changes)?;
-    let top = if wt.cdup.is_empty() {
-        PathBuf::from(".")
-    } else {
-        PathBuf::from(&wt.cdup)
-    };
-    let t = targets(&top, &changed);
-    Ok(t.packages
-        .iter()
-        .chain(t.folders.iter())
-        .map(|p| {
-            let s = shown(&wt, p);
-            PathBuf::from(if s.is_empty() { "." } else { s.as_str() })
-        })
-        .collect())
+    Ok(changed_targets(changes)?.inputs())
 }
 
 /// A top-relative path written relative to the current directory.
