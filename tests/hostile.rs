@@ -4,71 +4,19 @@
 //! folder at test time (nothing big is committed).
 
 use std::io::Write;
+mod common;
+use common::bounded::{self, Run};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Longest any case may run before it counts as a hang.
 const DEADLINE: Duration = Duration::from_secs(60);
 /// Peak resident memory any case may reach (the log engine needs ~30 MB).
 const MAX_RSS_KB: u64 = 200 * 1024;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    /// Peak RSS seen while it ran (Linux only).
-    peak_kb: Option<u64>,
-}
-
-impl Run {
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
-
-fn peak_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
 /// Runs mlaudit in `dir`, killing it at the deadline.
 fn mlaudit(dir: &Path, args: &[&str]) -> Run {
-    let out_path = dir.join(".stdout");
-    let err_path = dir.join(".stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mlaudit"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path).expect("stdout file"))
-        .stderr(std::fs::File::create(&err_path).expect("stderr file"))
-        .spawn()
-        .expect("run mlaudit");
-    let start = Instant::now();
-    let mut peak = None;
-    let code = loop {
-        if let Some(kb) = peak_kb(child.id()) {
-            peak = Some(kb);
-        }
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.code();
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("mlaudit {args:?} still running after {DEADLINE:?}: a hang");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Run {
-        code,
-        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
-        stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
-        peak_kb: peak,
-    }
+    bounded::run(dir, args, DEADLINE)
 }
 
 /// Exit 1 or 2, no panic, the input named, memory bounded.

@@ -5,6 +5,8 @@
 //! build) and must leave the checked tree byte-identical.
 
 use std::collections::BTreeMap;
+mod common;
+use common::bounded::{self, Run};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -15,65 +17,10 @@ const DEADLINE: Duration = Duration::from_secs(90);
 /// Peak resident memory any run may reach.
 const MAX_RSS_KB: u64 = 400 * 1024;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    peak_kb: Option<u64>,
-}
-
-impl Run {
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
-
-fn peak_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
-/// Runs mlaudit in `dir` with `args`, killing it at the deadline; asserts
-/// no panic, no abort and bounded memory.
+/// Runs mlaudit in `dir` with `args` within the deadline; asserts no
+/// panic, no abort and bounded memory.
 fn mlaudit(dir: &Path, args: &[&str]) -> Run {
-    let out_dir = tempfile::tempdir().expect("temp dir");
-    let out_path = out_dir.path().join("stdout");
-    let err_path = out_dir.path().join("stderr");
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path).expect("stdout file"))
-        .stderr(std::fs::File::create(&err_path).expect("stderr file"))
-        .spawn()
-        .expect("run mlaudit");
-    let start = Instant::now();
-    let mut peak = None;
-    let code = loop {
-        if let Some(kb) = peak_kb(child.id()) {
-            peak = Some(kb);
-        }
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.code();
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("mlaudit {args:?} still running after {DEADLINE:?}: a hang");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let run = Run {
-        code,
-        stdout: String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into(),
-        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap_or_default()).into(),
-        peak_kb: peak,
-    };
+    let run = bounded::run(dir, args, DEADLINE);
     assert!(
         run.code.is_some() && !run.stderr.contains("panicked"),
         "mlaudit {args:?} crashed (exit {:?})\n{}",

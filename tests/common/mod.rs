@@ -2,6 +2,8 @@
 //! expected TSV files read, and a fingerprint to prove it was not modified.
 #![allow(dead_code)]
 
+pub mod bounded;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
