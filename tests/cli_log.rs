@@ -1,7 +1,6 @@
 //! `mlaudit log` and `mlaudit rules` as a user runs them: exit codes,
 //! output formats, and errors that name their input.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 fn mlaudit(args: &[&str]) -> Output {
@@ -26,11 +25,7 @@ const EXAMPLE: [&str; 2] = [
 fn example_text_output_matches_snapshot() {
     let out = mlaudit(&["log", "--ruleset", "5.0.0", EXAMPLE[0], EXAMPLE[1]]);
     assert_eq!(out.status.code(), Some(1));
-    let expected = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/log_example.txt"),
-    )
-    .expect("snapshot");
-    assert_eq!(text(&out.stdout), expected);
+    insta::assert_snapshot!("log_example", text(&out.stdout));
     assert!(
         !text(&out.stdout).contains('\x1b'),
         "no colour when stdout is not a terminal"

@@ -2,7 +2,7 @@
 //!
 //! - `structure_matches_snapshot`: the tag skeleton of the report on the
 //!   synthetic example package (numbers and text stripped) against
-//!   `tests/snapshots/html_structure.txt`; `MLAUDIT_UPDATE_SNAPSHOTS=1`
+//!   `tests/snapshots/html__html_structure.snap` (insta); `INSTA_UPDATE=always`
 //!   rewrites it;
 //! - `unwritable_html_file_is_a_tool_error`: exit 2 with a message;
 //! - `planted_markup_is_escaped`: markup planted in log values and in the
@@ -156,15 +156,8 @@ fn structure_matches_snapshot() {
     let out = tmp.path().join("report.html");
     let html = report(manifest(), "examples/Example", &out);
     let got = skeleton(&html);
-    let snap = manifest().join("tests/snapshots/html_structure.txt");
-    if std::env::var_os("MLAUDIT_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&snap, &got).unwrap_or_else(|e| panic!("{e}"));
-    }
-    let want = std::fs::read_to_string(&snap).unwrap_or_else(|e| panic!("{}: {e}", snap.display()));
-    assert_eq!(
-        got, want,
-        "HTML structure changed; rerun with MLAUDIT_UPDATE_SNAPSHOTS=1 if intended"
-    );
+    // `cargo insta review` (or INSTA_UPDATE=always) accepts an intended change.
+    insta::assert_snapshot!("html_structure", got);
     // Deterministic: the same input gives the same bytes.
     let again = report(
         manifest(),
