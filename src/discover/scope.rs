@@ -258,4 +258,19 @@ mod tests {
         );
         assert_eq!(did_you_mean("resnet", &roster), None);
     }
+
+    #[test]
+    fn a_round_folder_is_its_packages() {
+        let round = tempfile::tempdir().unwrap();
+        let r = round.path();
+        for d in ["B/results", "A/systems", ".hidden/results", "notes"] {
+            std::fs::create_dir_all(r.join(d)).unwrap();
+        }
+        let want = vec![r.join("A"), r.join("B")];
+        assert_eq!(round_packages(r), Some(want.clone()));
+        assert_eq!(round_packages(&r.join("A")), None, "a package");
+        assert_eq!(round_packages(&r.join("notes")), None, "no package in it");
+        let got = inputs(&[r.to_path_buf()]).unwrap();
+        assert_eq!(got, want.into_iter().map(Input::Folder).collect::<Vec<_>>());
+    }
 }
