@@ -328,14 +328,14 @@ fn run_check(
         write_scaling: args.write_scaling,
         config: settings.config.clone(),
     };
-    let bar: Box<dyn Progress> = if progress {
-        Box::new(TerminalBar::new())
-    } else {
-        Box::new(Silent)
+    let terminal = progress.then(TerminalBar::new);
+    let bar: &dyn Progress = match &terminal {
+        Some(t) => t,
+        None => &Silent,
     };
     if let Some(changes) = selection {
         let checked = crate::discover::changes::changed_targets(&changes)?;
-        let result = audit::check_paths(&rules, &checked.paths, &checked.root, &opts, &*bar);
+        let result = audit::check_paths(&rules, &checked.paths, &checked.root, &opts, bar);
         bar.finish();
         let mut outcome = result?;
         outcome.report.set_ruleset_source(&chosen);
@@ -355,12 +355,29 @@ fn run_check(
         })
         .collect();
     let roster: Vec<String> = rules.package.benchmarks.keys().cloned().collect();
+    let dirs: Vec<&std::path::PathBuf> = folders
+        .iter()
+        .filter_map(|i| match i {
+            crate::discover::scope::Input::Folder(p) => Some(p),
+            crate::discover::scope::Input::Log(_) => None,
+        })
+        .collect();
+    if let Some(t) = &terminal {
+        t.packages(dirs.len());
+    }
+    // Packages (a round's) in parallel, each with its logs in parallel.
+    let checked: Vec<anyhow::Result<audit::CheckOutcome>> = dirs
+        .par_iter()
+        .map(|dir| {
+            let part = audit::check_path_with_progress(&rules, dir, &opts, bar);
+            if let Some(t) = &terminal {
+                t.package_done();
+            }
+            part
+        })
+        .collect();
     let mut parts = Vec::new();
-    for input in &folders {
-        let crate::discover::scope::Input::Folder(dir) = input else {
-            continue;
-        };
-        let part = audit::check_path_with_progress(&rules, dir, &opts, &*bar);
+    for (dir, part) in dirs.iter().zip(checked) {
         let part = match part {
             Ok(p) => p,
             Err(e) => {

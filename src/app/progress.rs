@@ -8,6 +8,10 @@ use crate::audit::progress::Progress;
 /// Create it only when standard error is a terminal.
 pub struct TerminalBar {
     bar: indicatif::ProgressBar,
+    /// Packages of the run and how many are done (a round); 0 when the run
+    /// is not counted in packages.
+    packages: std::sync::atomic::AtomicUsize,
+    packages_done: std::sync::atomic::AtomicUsize,
 }
 
 impl TerminalBar {
@@ -19,11 +23,36 @@ impl TerminalBar {
             indicatif::ProgressDrawTarget::hidden(),
         );
         if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} checking logs {bar:30} {pos}/{len} ({elapsed})",
+            "{spinner} checking logs {bar:30} {pos}/{len}{msg} ({elapsed})",
         ) {
             bar.set_style(style);
         }
-        TerminalBar { bar }
+        TerminalBar {
+            bar,
+            packages: Default::default(),
+            packages_done: Default::default(),
+        }
+    }
+
+    /// The run checks `total` packages (more than one: a round); the bar
+    /// then also says how many of them are done.
+    pub fn packages(&self, total: usize) {
+        use std::sync::atomic::Ordering;
+        if total > 1 {
+            self.packages.store(total, Ordering::Relaxed);
+            self.bar.set_message(format!(", packages 0/{total}"));
+        }
+    }
+
+    /// One more package is done.
+    pub fn package_done(&self) {
+        use std::sync::atomic::Ordering;
+        let done = self.packages_done.fetch_add(1, Ordering::Relaxed) + 1;
+        let total = self.packages.load(Ordering::Relaxed);
+        if total > 1 {
+            self.bar
+                .set_message(format!(", packages {}/{total}", done.min(total)));
+        }
     }
 }
 
@@ -65,5 +94,17 @@ mod tests {
         assert_eq!(b.bar.position(), 1);
         assert!(b.bar.is_hidden());
         b.finish();
+    }
+
+    #[test]
+    fn a_round_counts_packages_done() {
+        let b = TerminalBar::new();
+        b.packages(3);
+        b.package_done();
+        assert_eq!(b.bar.message(), ", packages 1/3");
+        let one = TerminalBar::new();
+        one.packages(1);
+        one.package_done();
+        assert_eq!(one.bar.message(), "", "one package: logs only");
     }
 }

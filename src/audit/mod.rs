@@ -128,7 +128,12 @@ pub fn check_path_with_progress(
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
     let tree = discover::discover(input);
-    check_tree(rules, &tree, opts, progress)
+    let mut outcome = check_tree(rules, &tree, opts, progress)?;
+    if crate::discover::scope::is_package(input) {
+        let summary = crate::report::PackageSummary::of(&outcome.report);
+        outcome.report.packages = vec![summary];
+    }
+    Ok(outcome)
 }
 
 /// Checks log files given one by one: compliance only.

@@ -218,7 +218,8 @@ pub fn round_folder(usage: &str, path: &Path) -> Option<(String, String)> {
 }
 
 /// The benchmark names a path holds: its benchmark folders' names (a
-/// package, a `results/<system>` folder, a benchmark folder) or, for a
+/// package, a round folder of packages, a `results/<system>` folder, a
+/// benchmark folder) or, for a
 /// log file, its logged `submission_benchmark`.
 fn benchmark_names(path: &Path) -> Vec<String> {
     if path.is_file() {
@@ -229,6 +230,9 @@ fn benchmark_names(path: &Path) -> Vec<String> {
     }
     if let Some(folders) = system_folder_benchmarks(path) {
         return folders;
+    }
+    if let Some(packages) = crate::discover::scope::round_packages(path) {
+        return packages.iter().flat_map(|p| benchmark_names(p)).collect();
     }
     let tree = crate::discover::discover(path);
     let mut names: Vec<String> = tree

@@ -1,6 +1,7 @@
 //! What `check` is given, and why nothing checked is never a pass.
 //!
-//! An input is a package, a `results/<system>` folder (checked as its
+//! An input is a package, a round folder (a folder of packages, checked
+//! as its packages), a `results/<system>` folder (checked as its
 //! benchmark folders), a benchmark folder or a log file. Anything else,
 //! and any input in which not one log of the round is checked, is
 //! "nothing to check": the command stops with exit 2 and one line saying
@@ -41,6 +42,11 @@ pub fn inputs(paths: &[PathBuf]) -> anyhow::Result<Vec<Input>> {
             out.push(Input::Folder(p.clone()));
             continue;
         }
+        if let Some(packages) = round_packages(p) {
+            // A round folder: each package in it, checked as if named.
+            out.extend(packages.into_iter().map(Input::Folder));
+            continue;
+        }
         if let Some(names) = crate::discover::round::system_folder_benchmarks(p) {
             if names.is_empty() {
                 anyhow::bail!(
@@ -61,11 +67,37 @@ pub fn inputs(paths: &[PathBuf]) -> anyhow::Result<Vec<Input>> {
             );
         }
         anyhow::bail!(
-            "nothing to check: {} is neither a package (no results/ or systems/ folder), a results/<system> folder, a benchmark folder (no result_*.txt) nor a log file (the official package_checker crashes on it: FileNotFoundError)",
+            "nothing to check: {} is neither a package (no results/ or systems/ folder), a round folder of packages, a results/<system> folder, a benchmark folder (no result_*.txt) nor a log file (the official package_checker crashes on it: FileNotFoundError)",
             p.display()
         );
     }
     Ok(out)
+}
+
+/// For a round folder (a folder that is not itself a package, a benchmark
+/// folder or a `results/<system>` folder, with at least one package among
+/// its sub-folders): its packages, sorted by name. Hidden sub-folders and
+/// sub-folders that are not packages are left out.
+pub fn round_packages(p: &Path) -> Option<Vec<PathBuf>> {
+    if !p.is_dir()
+        || is_package(p)
+        || is_benchmark_folder(p)
+        || crate::discover::round::is_system_folder(p)
+    {
+        return None;
+    }
+    let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(p)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .filter(|n| !n.to_string_lossy().starts_with('.'))
+        .filter(|n| is_package(&p.join(n)))
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    names.sort();
+    Some(names.into_iter().map(|n| p.join(n)).collect())
 }
 
 /// A folder with `results/` or `systems/` (how discovery recognises one).
@@ -225,5 +257,20 @@ mod tests {
             Some("llama2_70b_lora")
         );
         assert_eq!(did_you_mean("resnet", &roster), None);
+    }
+
+    #[test]
+    fn a_round_folder_is_its_packages() {
+        let round = tempfile::tempdir().unwrap();
+        let r = round.path();
+        for d in ["B/results", "A/systems", ".hidden/results", "notes"] {
+            std::fs::create_dir_all(r.join(d)).unwrap();
+        }
+        let want = vec![r.join("A"), r.join("B")];
+        assert_eq!(round_packages(r), Some(want.clone()));
+        assert_eq!(round_packages(&r.join("A")), None, "a package");
+        assert_eq!(round_packages(&r.join("notes")), None, "no package in it");
+        let got = inputs(&[r.to_path_buf()]).unwrap();
+        assert_eq!(got, want.into_iter().map(Input::Folder).collect::<Vec<_>>());
     }
 }

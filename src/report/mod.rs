@@ -53,6 +53,10 @@ pub struct Report {
     pub summary: Summary,
     pub logs: Vec<LogCheck>,
     pub benchmarks: Vec<BenchmarkReport>,
+    /// One entry per package checked (a round folder is its packages),
+    /// sorted by path; empty when only benchmark folders or logs were
+    /// checked.
+    pub packages: Vec<PackageSummary>,
     pub findings: Vec<Finding>,
     /// Bypasses requested (command line or `package_checker_params`).
     pub bypasses: Vec<BypassUse>,
@@ -68,6 +72,37 @@ pub struct CheckOutcome {
     pub runs: Vec<FolderRuns>,
     /// The system descriptions that could be read, by system id.
     pub systems: BTreeMap<String, serde_json::Value>,
+}
+
+/// One checked package in the report: its verdicts and counts, as the
+/// report of that package alone would give them.
+#[derive(Debug, Clone, Serialize)]
+pub struct PackageSummary {
+    /// The package folder, as typed (the root of its own report).
+    pub path: String,
+    pub verdict: Verdict,
+    pub official_verdict: Verdict,
+    /// Result logs checked.
+    pub logs: usize,
+    /// Benchmark folders.
+    pub folders: usize,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl PackageSummary {
+    /// The summary of `report`, the report of one package.
+    pub fn of(report: &Report) -> PackageSummary {
+        PackageSummary {
+            path: report.root.clone(),
+            verdict: report.verdict,
+            official_verdict: report.official_verdict,
+            logs: report.logs.len(),
+            folders: report.benchmarks.len(),
+            errors: report.summary.errors,
+            warnings: report.summary.warnings,
+        }
+    }
 }
 
 /// One `results/<system>/<benchmark>` folder in the report.
@@ -195,6 +230,7 @@ impl Report {
             },
             logs,
             benchmarks: Vec::new(),
+            packages: Vec::new(),
             findings,
             bypasses: Vec::new(),
             waived: Vec::new(),
@@ -216,6 +252,7 @@ impl Report {
     pub fn merge(usage: &str, ruleset: &str, root: &str, parts: Vec<Report>) -> Report {
         let mut logs = Vec::new();
         let mut benchmarks = Vec::new();
+        let mut packages = Vec::new();
         let mut findings = Vec::new();
         let mut bypasses = Vec::new();
         let mut waived = Vec::new();
@@ -225,6 +262,7 @@ impl Report {
         for p in parts {
             logs.extend(p.logs);
             benchmarks.extend(p.benchmarks);
+            packages.extend(p.packages);
             findings.extend(p.findings);
             bypasses.extend(p.bypasses);
             waived.extend(p.waived);
@@ -244,6 +282,8 @@ impl Report {
         logs.dedup_by(|a, b| a.path == b.path);
         benchmarks.sort_by(|a, b| a.path.cmp(&b.path));
         benchmarks.dedup_by(|a, b| a.path == b.path);
+        packages.sort_by(|a: &PackageSummary, b: &PackageSummary| a.path.cmp(&b.path));
+        packages.dedup_by(|a, b| a.path == b.path);
         crate::finding::sort_findings(&mut findings);
         bypasses.sort();
         bypasses.dedup();
@@ -255,6 +295,7 @@ impl Report {
         }
         report.summary.benchmarks = benchmarks.len();
         report.benchmarks = benchmarks;
+        report.packages = packages;
         report.bypasses = bypasses;
         crate::finding::sort_findings(&mut waived);
         report.waived = waived;

@@ -2,7 +2,7 @@
 //! then a one-line summary. Colour only when asked for.
 
 use super::escape::text as esc;
-use super::{BenchmarkReport, Report};
+use super::{BenchmarkReport, PackageSummary, Report};
 use crate::aggregate::package::Verdict as FolderVerdict;
 use crate::check::rules::Verdict;
 use crate::finding::Severity;
@@ -31,6 +31,12 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
     for b in &report.benchmarks {
         writeln!(out, "{}", benchmark_line(b, &paint))?;
     }
+    // A round (several packages): one line per package, then the totals.
+    if report.packages.len() > 1 {
+        for p in &report.packages {
+            writeln!(out, "{}", package_line(p, &paint))?;
+        }
+    }
     let failed = report
         .logs
         .iter()
@@ -40,7 +46,17 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         Verdict::Pass => paint("PASS", "1;32"),
         Verdict::Fail => paint("FAIL", "1;31"),
     };
-    let folders = if report.benchmarks.is_empty() {
+    let folders = if report.packages.len() > 1 {
+        format!(
+            " in {} of {}",
+            plural(
+                report.benchmarks.len(),
+                "benchmark folder",
+                "benchmark folders"
+            ),
+            plural(report.packages.len(), "package", "packages")
+        )
+    } else if report.benchmarks.is_empty() {
         String::new()
     } else {
         format!(
@@ -100,6 +116,30 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         )?;
     }
     Ok(())
+}
+
+/// `FAIL package NVIDIA: 40 logs in 4 benchmark folders; 2 errors, 1 warning`
+fn package_line(p: &PackageSummary, paint: &dyn Fn(&str, &str) -> String) -> String {
+    let verdict = match p.verdict {
+        Verdict::Pass => paint("PASS", "32"),
+        Verdict::Fail => paint("FAIL", "31"),
+    };
+    let official = if p.official_verdict != p.verdict {
+        match p.official_verdict {
+            Verdict::Pass => " (the official tools would say PASS)",
+            Verdict::Fail => " (the official tools would say FAIL)",
+        }
+    } else {
+        ""
+    };
+    format!(
+        "{verdict} package {}: {} in {}; {}, {}{official}",
+        esc(if p.path.is_empty() { "." } else { &p.path }),
+        plural(p.logs, "log", "logs"),
+        plural(p.folders, "benchmark folder", "benchmark folders"),
+        plural(p.errors, "error", "errors"),
+        plural(p.warnings, "warning", "warnings")
+    )
 }
 
 /// `PASS  path  closed  10 runs, 1 failed  RCP pass x1.0123  score 5.43 min  cv 3.1%`
