@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     };
     choice.write_global();
     let color = anstream::AutoStream::choice(&stdout) != anstream::ColorChoice::Never;
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(mlaudit::app::output::PipeWatch(stdout.lock()));
     let progress = std::io::stderr().is_terminal();
     let mut err = std::io::stderr();
     let exit = run(

