@@ -4,7 +4,7 @@
 //! `repeat --help`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 const FORMATS: &[&str] = &["text", "json", "sarif", "junit", "github"];
 
@@ -12,6 +12,14 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mlaudit"));
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
     c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run mlaudit")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Every log of the compliance fixtures: enough output to overflow any
@@ -78,4 +86,67 @@ fn closed_pipe_ends_quietly_in_every_format() {
     }
     let (code, err) = with_closed_pipe(&["rules".as_ref(), "list".as_ref()]);
     assert_eq!((code, err.as_str()), (Some(0), ""));
+}
+
+#[test]
+fn quiet_prints_nothing_for_a_passing_run() {
+    let o = run(&["check", "-q", "--ruleset", "5.0.0", "examples/Example"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    // The loud run of the same package says more.
+    let loud = run(&["check", "--ruleset", "5.0.0", "examples/Example"]);
+    assert_eq!(loud.status.code(), Some(0));
+    assert!(stdout(&loud).contains("PASS"));
+}
+
+#[test]
+fn quiet_prints_only_the_failing_findings() {
+    // --fail-on warning: the example's warning and error fail it.
+    let o = run(&[
+        "check",
+        "--quiet",
+        "--fail-on",
+        "warning",
+        "--ruleset",
+        "5.0.0",
+        "examples/Example",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].contains("warning[PKG006]"), "{text}");
+    assert!(
+        lines[1].contains("result_1.txt:16: error[BMK004]"),
+        "{text}"
+    );
+    assert!(!text.contains("PASS") && !text.contains("FAIL"), "{text}");
+
+    let o = run(&[
+        "log",
+        "-q",
+        "--ruleset",
+        "5.0.0",
+        "tests/fixtures/log/BMK004/fail.txt",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(text.lines().all(|l| l.contains(": error[")), "{text}");
+    assert!(!text.is_empty() && !text.contains("FAIL"), "{text}");
+}
+
+#[test]
+fn quiet_leaves_other_formats_alone() {
+    let q = run(&[
+        "check",
+        "-q",
+        "--format",
+        "json",
+        "--ruleset",
+        "5.0.0",
+        "examples/Example",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&q.stdout).expect("json");
+    assert_eq!(v["tool"], "mlaudit");
 }

@@ -17,6 +17,13 @@ pub struct Cli {
     /// set or CLICOLOR_FORCE asks for it), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,
+    /// Quiet, as ruff's -q: print only the diagnostics. A text report
+    /// becomes the findings that fail the run (errors; with --fail-on
+    /// warning, warnings too), one per line, and nothing at all when the
+    /// run passes; no progress bar, no notes on standard error (errors
+    /// still). Other formats are unchanged. The exit status is unchanged.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -154,7 +154,14 @@ fn write_html(
 /// RCP check fails.
 fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
     let (outcome, settings, _) = run_check(source, args, io)?;
+    let quiet = io.quiet;
     output::write_to(&args.output, io, &mut |w, color| match settings.format {
+        Format::Text if quiet => Ok(output::quiet_text(
+            &outcome.report,
+            args.output.fail_on,
+            color,
+            w,
+        )?),
         Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
         other => output::render(source, &outcome.report, other, color, w),
     })?;
@@ -203,7 +210,14 @@ fn score(
         None => {}
     }
     if !to_stdout {
+        let quiet = io.quiet;
         output::write_to(&args.output, io, &mut |w, color| match settings.format {
+            Format::Text if quiet => Ok(output::quiet_text(
+                &outcome.report,
+                args.output.fail_on,
+                color,
+                w,
+            )?),
             Format::Text => Ok(report::score::render(&outcome.report, w)?),
             other => output::render(source, &outcome.report, other, color, w),
         })?;
@@ -419,7 +433,7 @@ fn announce(
     chosen: &crate::discover::round::Chosen,
     io: &mut Io<'_>,
 ) -> anyhow::Result<()> {
-    if chosen.source == crate::discover::round::RulesetSource::Inferred {
+    if chosen.source == crate::discover::round::RulesetSource::Inferred && !io.quiet {
         writeln!(
             io.err,
             "mlaudit: using ruleset {usage} {} ({}); give --ruleset to choose another",

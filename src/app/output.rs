@@ -41,8 +41,13 @@ pub fn emit(
     args: &OutputArgs,
     io: &mut Io<'_>,
 ) -> anyhow::Result<()> {
+    let quiet = io.quiet && format == Format::Text;
     write_to(args, io, &mut |w, color| {
-        render(source, report, format, color, w)
+        if quiet {
+            Ok(quiet_text(report, args.fail_on, color, w)?)
+        } else {
+            render(source, report, format, color, w)
+        }
     })
 }
 
@@ -78,6 +83,21 @@ fn repo_prefix() -> String {
     crate::discover::git::WorkTree::current()
         .map(|w| w.prefix)
         .unwrap_or_default()
+}
+
+/// The text report of `-q`: the findings that fail the run under
+/// `--fail-on`, and nothing when it passes.
+pub fn quiet_text(
+    report: &Report,
+    fail_on: FailOn,
+    color: bool,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let threshold = match fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+    };
+    report::text::render_quiet(report, fails(report, fail_on), threshold, color, w)
 }
 
 /// Whether the report fails the run: a failing verdict, or with
