@@ -150,3 +150,24 @@ fn quiet_leaves_other_formats_alone() {
     let v: serde_json::Value = serde_json::from_slice(&q.stdout).expect("json");
     assert_eq!(v["tool"], "mlaudit");
 }
+
+#[test]
+fn completions_for_every_shell_name_check() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let o = run(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let script = stdout(&o);
+        assert!(script.contains("check"), "{shell}: {script}");
+        assert!(script.contains("mlaudit"), "{shell}");
+    }
+    assert_eq!(run(&["completions", "tcsh"]).status.code(), Some(2));
+}
+
+#[test]
+fn man_page_is_roff_and_names_check() {
+    let o = run(&["man"]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = stdout(&o);
+    assert!(page.contains(".TH mlaudit 1"), "{page}");
+    assert!(page.contains("check"), "{page}");
+}

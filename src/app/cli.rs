@@ -99,6 +99,14 @@ pub enum Command {
         #[command(subcommand)]
         command: HookCommand,
     },
+    /// Print a shell completion script, e.g.
+    /// `mlaudit completions bash > ~/.local/share/bash-completion/completions/mlaudit`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `mlaudit man > mlaudit.1`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]

@@ -54,6 +54,8 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
         } => repeat(&source, tolerance, format, &logs, io),
         Command::Rules { command } => rules_cmd(&source, command, io),
         Command::Hook { command } => crate::app::ci::hook(cli.rules.as_deref(), command, io),
+        Command::Completions { shell } => completions(shell, io),
+        Command::Man => man(io),
     };
     match result {
         Ok(exit) => exit,
@@ -506,4 +508,19 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
             Ok(Exit::Success)
         }
     }
+}
+
+/// `completions SHELL`: the completion script clap_complete writes.
+fn completions(shell: clap_complete::Shell, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(shell, &mut cmd, "mlaudit", io.out);
+    Ok(Exit::Success)
+}
+
+/// `man`: the man page of mlaudit in roff (options, and the subcommands
+/// with their one-line descriptions; `mlaudit help CMD` has the rest).
+fn man(io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let cmd = <Cli as clap::CommandFactory>::command();
+    clap_mangen::Man::new(cmd).render(io.out)?;
+    Ok(Exit::Success)
 }
