@@ -171,3 +171,71 @@ fn man_page_is_roff_and_names_check() {
     assert!(page.contains(".TH mlaudit 1"), "{page}");
     assert!(page.contains("check"), "{page}");
 }
+
+/// The digest build.rs computes, computed again: SHA-256 over the sorted
+/// `rules/` paths with each file's length and bytes.
+fn rules_digest() -> String {
+    use sha2::{Digest, Sha256};
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, root, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap();
+                let parts: Vec<String> = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                out.push((parts.join("/"), p));
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    files.sort();
+    let mut h = Sha256::new();
+    for (name, path) in &files {
+        let bytes = std::fs::read(path).unwrap();
+        h.update(name.as_bytes());
+        h.update([0]);
+        h.update(bytes.len().to_string().as_bytes());
+        h.update([0]);
+        h.update(&bytes);
+    }
+    h.finalize()[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn version_names_the_commit_and_the_rules_digest() {
+    let o = run(&["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = stdout(&o);
+    let digest = rules_digest();
+    assert_eq!(digest.len(), 12);
+    assert!(
+        v.starts_with(&format!("mlaudit {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
+    assert!(v.contains(&format!(", built-in rules {digest})")), "{v}");
+    let commit = v
+        .split("(commit ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap();
+    let head = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match head {
+        Some(head) => assert_eq!(commit, head, "{v}"),
+        None => assert_eq!(commit, "unknown", "{v}"),
+    }
+}

@@ -3,10 +3,22 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// `mlaudit --version`: the crate version, the git commit it was built
+/// from ("unknown" outside a checkout) and the digest of the built-in rules
+/// (`--rules DIR` replaces them), both from build.rs.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("MLAUDIT_GIT_COMMIT"),
+    ", built-in rules ",
+    env!("MLAUDIT_RULES_DIGEST"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "mlaudit",
-    version,
+    version = VERSION,
     about = "Checks MLPerf-style training submissions"
 )]
 pub struct Cli {
