@@ -239,3 +239,48 @@ fn version_names_the_commit_and_the_rules_digest() {
         None => assert_eq!(commit, "unknown", "{v}"),
     }
 }
+
+#[test]
+fn rules_list_json_has_every_code() {
+    let text = run(&["rules", "list"]);
+    let o = run(&["rules", "list", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let list = v.as_array().expect("an array");
+    assert_eq!(list.len(), stdout(&text).lines().count());
+    let bmk004 = list.iter().find(|c| c["code"] == "BMK004").expect("BMK004");
+    assert!(bmk004["title"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(matches!(
+        bmk004["severity"].as_str(),
+        Some("error" | "warning" | "note")
+    ));
+    assert!(bmk004["extra"].is_boolean());
+    assert!(bmk004.get("rules").is_none());
+}
+
+#[test]
+fn rules_list_json_of_a_ruleset_names_the_rules() {
+    let o = run(&["rules", "list", "--ruleset", "5.0.0", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let list = v.as_array().expect("an array");
+    assert!(!list.is_empty());
+    let text = stdout(&run(&["rules", "list", "--ruleset", "5.0.0"]));
+    let rules: usize = list
+        .iter()
+        .map(|c| c["rules"].as_array().expect("rules").len())
+        .sum();
+    // One text line per rule.
+    assert_eq!(rules, text.lines().count());
+    for c in list {
+        for r in c["rules"].as_array().unwrap() {
+            let (pack, key) = (r["pack"].as_str().unwrap(), r["key"].as_str().unwrap());
+            let code = c["code"].as_str().unwrap();
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with(code) && l.contains(&format!("{pack}#{key}"))),
+                "{code} {pack}#{key}"
+            );
+        }
+    }
+}

@@ -47,6 +47,13 @@ pub enum ColorWhen {
     Never,
 }
 
+/// The formats of `rules list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Json,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
@@ -130,6 +137,11 @@ pub enum RulesCommand {
         /// Rules version; without it, every documented code is listed.
         #[arg(long)]
         ruleset: Option<String>,
+        /// text, or json: an array of codes (code, title, severity, extra,
+        /// official_fail, policy), each with the rules that report it
+        /// (pack, key) when a ruleset is given.
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
     },
     /// Print what a code means and how to fix it.
     Explain { code: String },

@@ -475,7 +475,13 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
         }
         RulesCommand::List {
             usage,
+            ruleset,
+            format: crate::app::cli::ListFormat::Json,
+        } => rules_list_json(source, &codes, &usage, ruleset.as_deref(), io),
+        RulesCommand::List {
+            usage,
             ruleset: None,
+            ..
         } => {
             let _ = usage;
             for (code, doc) in &codes.codes {
@@ -486,6 +492,7 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
         RulesCommand::List {
             usage,
             ruleset: Some(version),
+            ..
         } => {
             let rs = Ruleset::load_with_codes(source, &codes, &usage, &version)?;
             for pack in rs.packs.values() {
@@ -522,5 +529,65 @@ fn completions(shell: clap_complete::Shell, io: &mut Io<'_>) -> anyhow::Result<E
 fn man(io: &mut Io<'_>) -> anyhow::Result<Exit> {
     let cmd = <Cli as clap::CommandFactory>::command();
     clap_mangen::Man::new(cmd).render(io.out)?;
+    Ok(Exit::Success)
+}
+
+/// `rules list --format json`: every documented code, or with a ruleset
+/// the codes its packs report, each with the rules (pack, key; `end` for a
+/// pack's end-of-log checks) that report it.
+fn rules_list_json(
+    source: &RuleSource,
+    codes: &CodeRegistry,
+    usage: &str,
+    ruleset: Option<&str>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    use std::collections::BTreeMap;
+    let entry = |code: &str| {
+        let doc = codes.get(code);
+        serde_json::json!({
+            "code": code,
+            "title": doc.map(|d| d.title.as_str()),
+            "severity": doc.map(|d| d.severity.as_str()),
+            "extra": doc.is_some_and(|d| d.extra),
+            "official_fail": doc.is_some_and(|d| d.official_fail),
+            "policy": doc.and_then(|d| d.policy.as_deref()),
+        })
+    };
+    let list: Vec<serde_json::Value> = match ruleset {
+        None => codes.codes.keys().map(|c| entry(c)).collect(),
+        Some(version) => {
+            let rs = Ruleset::load_with_codes(source, codes, usage, version)?;
+            let mut by_code: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
+            for pack in rs.packs.values() {
+                for rule in &pack.rules {
+                    by_code
+                        .entry(&rule.code)
+                        .or_default()
+                        .push(serde_json::json!({
+                            "pack": pack.id,
+                            "key": rule.key,
+                            "severity": rule.severity,
+                        }));
+                }
+                for end in &pack.end {
+                    by_code
+                        .entry(&end.code)
+                        .or_default()
+                        .push(serde_json::json!({ "pack": pack.id, "key": "end" }));
+                }
+            }
+            by_code
+                .into_iter()
+                .map(|(code, rules)| {
+                    let mut e = entry(code);
+                    e["rules"] = serde_json::Value::Array(rules);
+                    e
+                })
+                .collect()
+        }
+    };
+    serde_json::to_writer_pretty(&mut *io.out, &list)?;
+    writeln!(io.out)?;
     Ok(Exit::Success)
 }
