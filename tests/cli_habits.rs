@@ -284,3 +284,18 @@ fn rules_list_json_of_a_ruleset_names_the_rules() {
         }
     }
 }
+
+#[test]
+fn repeat_help_lists_only_the_formats_it_writes() {
+    let o = run(&["repeat", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help = stdout(&o);
+    assert!(help.contains("[possible values: text, json]"), "{help}");
+    for refused in ["sarif", "junit", "github"] {
+        assert!(!help.contains(refused), "{refused}: {help}");
+    }
+    // Refused by clap now, as a usage error.
+    let o = run(&["repeat", "--format", "sarif", "a.txt", "b.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid value 'sarif'"));
+}

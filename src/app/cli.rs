@@ -47,6 +47,13 @@ pub enum ColorWhen {
     Never,
 }
 
+/// The formats of `repeat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RepeatFormat {
+    Text,
+    Json,
+}
+
 /// The formats of `rules list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
@@ -102,8 +109,8 @@ pub enum Command {
         /// Largest accepted relative deviation |a-b|/max(|a|,|b|).
         #[arg(long, default_value_t = 0.0)]
         tolerance: f64,
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = RepeatFormat::Text)]
+        format: RepeatFormat,
         /// The reference log, then the logs compared with it.
         #[arg(required = true, num_args = 2..)]
         logs: Vec<PathBuf>,

@@ -11,7 +11,6 @@ use crate::check::rules::{self, Ruleset};
 use crate::report::{self, Report};
 use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::RuleSource;
-use clap::ValueEnum;
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -245,7 +244,7 @@ fn score(
 fn repeat(
     source: &RuleSource,
     tolerance: f64,
-    format: Format,
+    format: crate::app::cli::RepeatFormat,
     logs: &[std::path::PathBuf],
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
@@ -261,17 +260,11 @@ fn repeat(
         .collect::<anyhow::Result<_>>()?;
     let rep = crate::aggregate::repeat::repeat(&rules, &files, tolerance)?;
     match format {
-        Format::Json => {
+        crate::app::cli::RepeatFormat::Json => {
             serde_json::to_writer_pretty(&mut *io.out, &rep)?;
             writeln!(io.out)?;
         }
-        Format::Text => report::repeat::render(&rep, io.out)?,
-        other => anyhow::bail!(
-            "repeat writes text or json, not {}",
-            other
-                .to_possible_value()
-                .map_or(String::new(), |v| v.get_name().to_string())
-        ),
+        crate::app::cli::RepeatFormat::Text => report::repeat::render(&rep, io.out)?,
     }
     Ok(if rep.repeatable {
         Exit::Success
