@@ -1,6 +1,11 @@
 // The `rules/` tree is compiled into the binary (src/rulebook/source.rs);
 // rebuild whenever any file in it changes.
 //
+// Also gives `--version` its provenance: the git commit the binary was
+// built from (MLAUDIT_GIT_COMMIT, "unknown" without git) and a digest of
+// the built-in rules (MLAUDIT_RULES_DIGEST, SHA-256 over the sorted paths
+// and contents of `rules/`, first 12 hex digits).
+//
 // Also turns the code registry (`rules/codes/*.yaml`) into one typed
 // constant per code, `crate::finding::code::PKG001`, carrying the severity
 // the registry gives it, so no call site restates a code's severity or
@@ -12,6 +17,8 @@ use std::fmt::Write as _;
 
 fn main() {
     println!("cargo:rerun-if-changed=rules");
+    println!("cargo:rustc-env=MLAUDIT_GIT_COMMIT={}", git_commit());
+    println!("cargo:rustc-env=MLAUDIT_RULES_DIGEST={}", rules_digest());
     let mut files: Vec<_> = std::fs::read_dir("rules/codes")
         .expect("rules/codes")
         .flatten()
@@ -73,4 +80,75 @@ fn is_code(s: &str) -> bool {
     let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
     let digits = &s.as_bytes()[letters..];
     (2..=5).contains(&letters) && digits.len() == 3 && digits.iter().all(u8::is_ascii_digit)
+}
+
+/// `git rev-parse --short HEAD`, or "unknown" (no git, not a checkout).
+/// Asks cargo to rerun when HEAD or the branch it names moves.
+fn git_commit() -> String {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = std::process::Command::new("git").args(args).output().ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
+    };
+    let Some(commit) = git(&["rev-parse", "--short", "HEAD"]) else {
+        return "unknown".to_string();
+    };
+    let mut watch = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watch.push(branch);
+    }
+    for name in watch {
+        if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
+            // A path cargo cannot find would rerun the script every build.
+            if std::path::Path::new(&path).exists() {
+                println!("cargo:rerun-if-changed={path}");
+            }
+        }
+    }
+    commit
+}
+
+/// SHA-256 over every file of `rules/`, sorted by path (`/`-separated,
+/// relative to `rules/`): the path, a NUL, the length, a NUL, the bytes.
+/// The first 12 hex digits.
+fn rules_digest() -> String {
+    use sha2::{Digest, Sha256};
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read rules/").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let root = std::path::Path::new("rules");
+    let mut files = Vec::new();
+    walk(root, &mut files);
+    let mut named: Vec<(String, std::path::PathBuf)> = files
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(root).unwrap();
+            let name: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            (name.join("/"), p)
+        })
+        .collect();
+    named.sort();
+    let mut hash = Sha256::new();
+    for (name, path) in &named {
+        let bytes = std::fs::read(path).expect("read a rules file");
+        hash.update(name.as_bytes());
+        hash.update([0]);
+        hash.update(bytes.len().to_string().as_bytes());
+        hash.update([0]);
+        hash.update(&bytes);
+    }
+    hash.finalize()[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

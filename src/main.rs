@@ -22,8 +22,9 @@ fn main() -> ExitCode {
     };
     choice.write_global();
     let color = anstream::AutoStream::choice(&stdout) != anstream::ColorChoice::Never;
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let progress = std::io::stderr().is_terminal();
+    let mut out = std::io::BufWriter::new(mlaudit::app::output::PipeWatch(stdout.lock()));
+    let progress = std::io::stderr().is_terminal() && !cli.quiet;
+    let quiet = cli.quiet;
     let mut err = std::io::stderr();
     let exit = run(
         cli,
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
             err: &mut err,
             color,
             progress,
+            quiet,
         },
     );
     let _ = std::io::Write::flush(&mut out);

@@ -23,7 +23,7 @@ pub fn changed_only(
     checked: &Checked,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
-    if checked.paths.is_empty() {
+    if checked.paths.is_empty() && !io.quiet {
         writeln!(
             io.err,
             "mlaudit: the change ({} path(s)) touches no benchmark folder or package; nothing to check",

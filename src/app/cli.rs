@@ -3,10 +3,22 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// `mlaudit --version`: the crate version, the git commit it was built
+/// from ("unknown" outside a checkout) and the digest of the built-in rules
+/// (`--rules DIR` replaces them), both from build.rs.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("MLAUDIT_GIT_COMMIT"),
+    ", built-in rules ",
+    env!("MLAUDIT_RULES_DIGEST"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "mlaudit",
-    version,
+    version = VERSION,
     about = "Checks MLPerf-style training submissions"
 )]
 pub struct Cli {
@@ -17,6 +29,13 @@ pub struct Cli {
     /// set or CLICOLOR_FORCE asks for it), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,
+    /// Quiet, as ruff's -q: print only the diagnostics. A text report
+    /// becomes the findings that fail the run (errors; with --fail-on
+    /// warning, warnings too), one per line, and nothing at all when the
+    /// run passes; no progress bar, no notes on standard error (errors
+    /// still). Other formats are unchanged. The exit status is unchanged.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -26,6 +45,20 @@ pub enum ColorWhen {
     Auto,
     Always,
     Never,
+}
+
+/// The formats of `repeat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RepeatFormat {
+    Text,
+    Json,
+}
+
+/// The formats of `rules list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -76,8 +109,8 @@ pub enum Command {
         /// Largest accepted relative deviation |a-b|/max(|a|,|b|).
         #[arg(long, default_value_t = 0.0)]
         tolerance: f64,
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = RepeatFormat::Text)]
+        format: RepeatFormat,
         /// The reference log, then the logs compared with it.
         #[arg(required = true, num_args = 2..)]
         logs: Vec<PathBuf>,
@@ -92,6 +125,14 @@ pub enum Command {
         #[command(subcommand)]
         command: HookCommand,
     },
+    /// Print a shell completion script, e.g.
+    /// `mlaudit completions bash > ~/.local/share/bash-completion/completions/mlaudit`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `mlaudit man > mlaudit.1`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +144,11 @@ pub enum RulesCommand {
         /// Rules version; without it, every documented code is listed.
         #[arg(long)]
         ruleset: Option<String>,
+        /// text, or json: an array of codes (code, title, severity, extra,
+        /// official_fail, policy), each with the rules that report it
+        /// (pack, key) when a ruleset is given.
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
     },
     /// Print what a code means and how to fix it.
     Explain { code: String },

@@ -11,7 +11,6 @@ use crate::check::rules::{self, Ruleset};
 use crate::report::{self, Report};
 use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::RuleSource;
-use clap::ValueEnum;
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -54,14 +53,14 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
         } => repeat(&source, tolerance, format, &logs, io),
         Command::Rules { command } => rules_cmd(&source, command, io),
         Command::Hook { command } => crate::app::ci::hook(cli.rules.as_deref(), command, io),
+        Command::Completions { shell } => completions(shell, io),
+        Command::Man => man(io),
     };
     match result {
         Ok(exit) => exit,
         Err(e) => {
             // A broken pipe (`mlaudit ... | head`) is not an error.
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            {
+            if output::is_broken_pipe(&e) || output::stdout_closed() {
                 return Exit::Success;
             }
             // Error messages quote file names and file contents.
@@ -156,7 +155,14 @@ fn write_html(
 /// RCP check fails.
 fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
     let (outcome, settings, _) = run_check(source, args, io)?;
+    let quiet = io.quiet;
     output::write_to(&args.output, io, &mut |w, color| match settings.format {
+        Format::Text if quiet => Ok(output::quiet_text(
+            &outcome.report,
+            args.output.fail_on,
+            color,
+            w,
+        )?),
         Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
         other => output::render(source, &outcome.report, other, color, w),
     })?;
@@ -205,7 +211,14 @@ fn score(
         None => {}
     }
     if !to_stdout {
+        let quiet = io.quiet;
         output::write_to(&args.output, io, &mut |w, color| match settings.format {
+            Format::Text if quiet => Ok(output::quiet_text(
+                &outcome.report,
+                args.output.fail_on,
+                color,
+                w,
+            )?),
             Format::Text => Ok(report::score::render(&outcome.report, w)?),
             other => output::render(source, &outcome.report, other, color, w),
         })?;
@@ -231,7 +244,7 @@ fn score(
 fn repeat(
     source: &RuleSource,
     tolerance: f64,
-    format: Format,
+    format: crate::app::cli::RepeatFormat,
     logs: &[std::path::PathBuf],
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
@@ -247,17 +260,11 @@ fn repeat(
         .collect::<anyhow::Result<_>>()?;
     let rep = crate::aggregate::repeat::repeat(&rules, &files, tolerance)?;
     match format {
-        Format::Json => {
+        crate::app::cli::RepeatFormat::Json => {
             serde_json::to_writer_pretty(&mut *io.out, &rep)?;
             writeln!(io.out)?;
         }
-        Format::Text => report::repeat::render(&rep, io.out)?,
-        other => anyhow::bail!(
-            "repeat writes text or json, not {}",
-            other
-                .to_possible_value()
-                .map_or(String::new(), |v| v.get_name().to_string())
-        ),
+        crate::app::cli::RepeatFormat::Text => report::repeat::render(&rep, io.out)?,
     }
     Ok(if rep.repeatable {
         Exit::Success
@@ -433,7 +440,7 @@ fn announce(
     chosen: &crate::discover::round::Chosen,
     io: &mut Io<'_>,
 ) -> anyhow::Result<()> {
-    if chosen.source == crate::discover::round::RulesetSource::Inferred {
+    if chosen.source == crate::discover::round::RulesetSource::Inferred && !io.quiet {
         writeln!(
             io.err,
             "mlaudit: using ruleset {usage} {} ({}); give --ruleset to choose another",
@@ -473,7 +480,13 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
         }
         RulesCommand::List {
             usage,
+            ruleset,
+            format: crate::app::cli::ListFormat::Json,
+        } => rules_list_json(source, &codes, &usage, ruleset.as_deref(), io),
+        RulesCommand::List {
+            usage,
             ruleset: None,
+            ..
         } => {
             let _ = usage;
             for (code, doc) in &codes.codes {
@@ -484,6 +497,7 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
         RulesCommand::List {
             usage,
             ruleset: Some(version),
+            ..
         } => {
             let rs = Ruleset::load_with_codes(source, &codes, &usage, &version)?;
             for pack in rs.packs.values() {
@@ -506,4 +520,79 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
             Ok(Exit::Success)
         }
     }
+}
+
+/// `completions SHELL`: the completion script clap_complete writes.
+fn completions(shell: clap_complete::Shell, io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(shell, &mut cmd, "mlaudit", io.out);
+    Ok(Exit::Success)
+}
+
+/// `man`: the man page of mlaudit in roff (options, and the subcommands
+/// with their one-line descriptions; `mlaudit help CMD` has the rest).
+fn man(io: &mut Io<'_>) -> anyhow::Result<Exit> {
+    let cmd = <Cli as clap::CommandFactory>::command();
+    clap_mangen::Man::new(cmd).render(io.out)?;
+    Ok(Exit::Success)
+}
+
+/// `rules list --format json`: every documented code, or with a ruleset
+/// the codes its packs report, each with the rules (pack, key; `end` for a
+/// pack's end-of-log checks) that report it.
+fn rules_list_json(
+    source: &RuleSource,
+    codes: &CodeRegistry,
+    usage: &str,
+    ruleset: Option<&str>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    use std::collections::BTreeMap;
+    let entry = |code: &str| {
+        let doc = codes.get(code);
+        serde_json::json!({
+            "code": code,
+            "title": doc.map(|d| d.title.as_str()),
+            "severity": doc.map(|d| d.severity.as_str()),
+            "extra": doc.is_some_and(|d| d.extra),
+            "official_fail": doc.is_some_and(|d| d.official_fail),
+            "policy": doc.and_then(|d| d.policy.as_deref()),
+        })
+    };
+    let list: Vec<serde_json::Value> = match ruleset {
+        None => codes.codes.keys().map(|c| entry(c)).collect(),
+        Some(version) => {
+            let rs = Ruleset::load_with_codes(source, codes, usage, version)?;
+            let mut by_code: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
+            for pack in rs.packs.values() {
+                for rule in &pack.rules {
+                    by_code
+                        .entry(&rule.code)
+                        .or_default()
+                        .push(serde_json::json!({
+                            "pack": pack.id,
+                            "key": rule.key,
+                            "severity": rule.severity,
+                        }));
+                }
+                for end in &pack.end {
+                    by_code
+                        .entry(&end.code)
+                        .or_default()
+                        .push(serde_json::json!({ "pack": pack.id, "key": "end" }));
+                }
+            }
+            by_code
+                .into_iter()
+                .map(|(code, rules)| {
+                    let mut e = entry(code);
+                    e["rules"] = serde_json::Value::Array(rules);
+                    e
+                })
+                .collect()
+        }
+    };
+    serde_json::to_writer_pretty(&mut *io.out, &list)?;
+    writeln!(io.out)?;
+    Ok(Exit::Success)
 }

@@ -33,4 +33,6 @@ pub struct Io<'a> {
     pub color: bool,
     /// Draw a progress bar on standard error (only when it is a terminal).
     pub progress: bool,
+    /// `-q`: only the findings that fail the run, no notes.
+    pub quiet: bool,
 }

@@ -10,6 +10,7 @@ use crate::report::{self, Report};
 use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::RuleSource;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Renders `report` in `format` to `out`. `color` applies to text only.
 pub fn render(
@@ -40,8 +41,13 @@ pub fn emit(
     args: &OutputArgs,
     io: &mut Io<'_>,
 ) -> anyhow::Result<()> {
+    let quiet = io.quiet && format == Format::Text;
     write_to(args, io, &mut |w, color| {
-        render(source, report, format, color, w)
+        if quiet {
+            Ok(quiet_text(report, args.fail_on, color, w)?)
+        } else {
+            render(source, report, format, color, w)
+        }
     })
 }
 
@@ -77,6 +83,21 @@ fn repo_prefix() -> String {
     crate::discover::git::WorkTree::current()
         .map(|w| w.prefix)
         .unwrap_or_default()
+}
+
+/// The text report of `-q`: the findings that fail the run under
+/// `--fail-on`, and nothing when it passes.
+pub fn quiet_text(
+    report: &Report,
+    fail_on: FailOn,
+    color: bool,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let threshold = match fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+    };
+    report::text::render_quiet(report, fails(report, fail_on), threshold, color, w)
 }
 
 /// Whether the report fails the run: a failing verdict, or with
@@ -193,5 +214,51 @@ fn place(f: &Finding) -> String {
     match f.line {
         Some(l) => format!("{}:{l}", esc(&f.path)),
         None => esc(&f.path).into_owned(),
+    }
+}
+
+/// Set once a write to standard output failed with a broken pipe.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether standard output was closed by its reader (`mlaudit ... | head`):
+/// what failed after that is no error to report, as with ripgrep.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+/// Whether an error is, somewhere in its chain, a broken pipe: an
+/// `io::Error` of that kind, or one inside a serde_json error (the JSON
+/// and SARIF renderers write through serde_json).
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
+}
+
+/// Standard output for `main.rs`: remembers a broken pipe
+/// ([`stdout_closed`]) so the command ends quietly however the error
+/// reached it.
+pub struct PipeWatch<W>(pub W);
+
+impl<W: Write> PipeWatch<W> {
+    fn note<T>(r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            }
+        }
+        r
+    }
+}
+
+impl<W: Write> Write for PipeWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Self::note(self.0.write(buf))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Self::note(self.0.flush())
     }
 }

@@ -17,16 +17,7 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         }
     };
     for f in &report.findings {
-        let place = match f.line {
-            Some(l) => format!("{}:{l}", esc(&f.path)),
-            None => esc(&f.path).into_owned(),
-        };
-        let sev = match f.severity {
-            Severity::Error => paint(&format!("error[{}]", f.code), "1;31"),
-            Severity::Warning => paint(&format!("warning[{}]", f.code), "1;33"),
-            Severity::Note => paint(&format!("note[{}]", f.code), "1;36"),
-        };
-        writeln!(out, "{place}: {sev} {}", esc(&f.message))?;
+        writeln!(out, "{}", finding_line(f, &paint))?;
     }
     for b in &report.benchmarks {
         writeln!(out, "{}", benchmark_line(b, &paint))?;
@@ -183,4 +174,43 @@ fn benchmark_line(b: &BenchmarkReport, paint: &dyn Fn(&str, &str) -> String) -> 
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `path:line: severity[CODE] message`, as the report and `-q` print it.
+pub fn finding_line(f: &crate::finding::Finding, paint: &dyn Fn(&str, &str) -> String) -> String {
+    let place = match f.line {
+        Some(l) => format!("{}:{l}", esc(&f.path)),
+        None => esc(&f.path).into_owned(),
+    };
+    let sev = match f.severity {
+        Severity::Error => paint(&format!("error[{}]", f.code), "1;31"),
+        Severity::Warning => paint(&format!("warning[{}]", f.code), "1;33"),
+        Severity::Note => paint(&format!("note[{}]", f.code), "1;36"),
+    };
+    format!("{place}: {sev} {}", esc(&f.message))
+}
+
+/// The text report of `-q`: nothing for a passing run; for a failing one
+/// the findings at or above `threshold`, one line each.
+pub fn render_quiet(
+    report: &Report,
+    fails: bool,
+    threshold: Severity,
+    color: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if !fails {
+        return Ok(());
+    }
+    let paint = |s: &str, code: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
+    for f in report.findings.iter().filter(|f| f.severity >= threshold) {
+        writeln!(out, "{}", finding_line(f, &paint))?;
+    }
+    Ok(())
 }
