@@ -155,33 +155,20 @@ fn write_html(
 /// RCP check fails.
 fn rcp(source: &RuleSource, args: &CheckArgs, io: &mut Io<'_>) -> anyhow::Result<Exit> {
     let (outcome, settings, _) = run_check(source, args, io)?;
-    let quiet = io.quiet;
-    output::write_to(&args.output, io, &mut |w, color| match settings.format {
-        Format::Text if quiet => Ok(output::quiet_text(
-            &outcome.report,
-            args.output.fail_on,
-            color,
-            w,
-        )?),
-        Format::Text => Ok(report::rcp::render(&outcome.report, w)?),
-        other => output::render(source, &outcome.report, other, color, w),
-    })?;
-    if output::unreadable(&outcome.report) {
-        return Ok(Exit::Error);
-    }
-    if args.output.exit_zero {
-        return Ok(Exit::Success);
-    }
+    emit_view(
+        source,
+        args,
+        &settings,
+        &outcome.report,
+        report::rcp::render,
+        io,
+    )?;
     let failed = outcome.report.benchmarks.iter().any(|b| {
         b.rcp
             .as_ref()
             .is_some_and(|r| r.verdict == crate::aggregate::stats::rcp::Verdict::Fail)
     });
-    Ok(if failed {
-        Exit::Findings
-    } else {
-        Exit::Success
-    })
+    Ok(view_exit(&outcome.report, args, failed))
 }
 
 /// `score`: olympic scores per folder; `--csv` writes the summary columns.
@@ -211,34 +198,52 @@ fn score(
         None => {}
     }
     if !to_stdout {
-        let quiet = io.quiet;
-        output::write_to(&args.output, io, &mut |w, color| match settings.format {
-            Format::Text if quiet => Ok(output::quiet_text(
-                &outcome.report,
-                args.output.fail_on,
-                color,
-                w,
-            )?),
-            Format::Text => Ok(report::score::render(&outcome.report, w)?),
-            other => output::render(source, &outcome.report, other, color, w),
-        })?;
-    }
-    if output::unreadable(&outcome.report) {
-        return Ok(Exit::Error);
-    }
-    if args.output.exit_zero {
-        return Ok(Exit::Success);
+        emit_view(
+            source,
+            args,
+            &settings,
+            &outcome.report,
+            report::score::render,
+            io,
+        )?;
     }
     let invalid = outcome
         .report
         .benchmarks
         .iter()
         .any(|b| b.score.as_ref().is_some_and(|s| s.minutes.is_none()));
-    Ok(if invalid {
+    Ok(view_exit(&outcome.report, args, invalid))
+}
+
+/// The report of `rcp` or `score`: `text` (their own view of it) in the
+/// text format, the findings that fail the run with `-q`, or any other
+/// format as `check` writes it.
+fn emit_view(
+    source: &RuleSource,
+    args: &CheckArgs,
+    settings: &crate::app::settings::Settings,
+    report: &Report,
+    text: fn(&Report, &mut dyn Write) -> std::io::Result<()>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<()> {
+    let quiet = io.quiet;
+    output::write_to(&args.output, io, &mut |w, color| match settings.format {
+        Format::Text if quiet => Ok(output::quiet_text(report, args.output.fail_on, color, w)?),
+        Format::Text => Ok(text(report, w)?),
+        other => output::render(source, report, other, color, w),
+    })
+}
+
+/// The exit status of `rcp` or `score`: 2 when a log could not be read,
+/// else 1 when `failed` (unless `--exit-zero`), else 0.
+fn view_exit(report: &Report, args: &CheckArgs, failed: bool) -> Exit {
+    if output::unreadable(report) {
+        Exit::Error
+    } else if failed && !args.output.exit_zero {
         Exit::Findings
     } else {
         Exit::Success
-    })
+    }
 }
 
 fn repeat(
