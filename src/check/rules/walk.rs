@@ -10,6 +10,7 @@ use super::engine::{
 use super::expr::Expr;
 use super::load::{Check, Pack, Rule, Ruleset};
 use super::pack::Require;
+use super::tally::{err_text, short, state_fits, Group, Groups, Phase, Seen};
 use crate::finding::code;
 use crate::finding::{Finding, Severity};
 use crate::mllog::{self, ScanSummary};
@@ -22,48 +23,6 @@ pub(super) struct Tagged {
     /// The key an error is about, when a later pack may void it.
     pub(super) key: Option<String>,
     pub(super) finding: Finding,
-}
-
-/// Per-rule bookkeeping during one pack's walk.
-#[derive(Default)]
-struct Seen {
-    count: usize,
-    first_value: Option<Value>,
-    all_same: bool,
-    distinct: Vec<String>,
-    second_line: Option<u64>,
-    executed: bool,
-    first_checked: bool,
-    satisfied: usize,
-    last_line: Option<u64>,
-    last_value: Option<Value>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Needs a read of the log from its first line.
-    Fresh,
-    /// Seeing the events of the current read.
-    Live,
-    /// Has seen every real event.
-    Read,
-    /// Virtual events and end checks done.
-    Done,
-}
-
-/// One group of an aggregate.
-struct Group {
-    group: Value,
-    fields: Vec<(String, Value)>,
-    time_ms: f64,
-    line: u64,
-}
-
-#[derive(Default)]
-struct Groups {
-    list: Vec<Group>,
-    index: HashMap<Value, usize>,
-    dropped: u64,
 }
 
 /// One run of one pack over the log.
@@ -809,33 +768,4 @@ impl<'r> Inst<'r> {
             self.push(Some(ev.key()), f);
         }
     }
-}
-
-fn err_text(err: &minijinja::Error) -> String {
-    match err.detail() {
-        Some(d) => format!("{}: {d}", err.kind()),
-        None => err.kind().to_string(),
-    }
-}
-
-/// A value rendered for a message: JSON-like, at most 80 characters.
-fn short(v: &Value) -> String {
-    let text = match v.as_str() {
-        Some(s) => format!("{s:?}"),
-        None if v.is_none() => "null".to_string(),
-        None => v.to_string(),
-    };
-    if text.chars().count() > 80 {
-        let mut t: String = text.chars().take(77).collect();
-        t.push_str("...");
-        t
-    } else {
-        text
-    }
-}
-
-/// Whether a value may be kept in a pack's state.
-fn state_fits(v: &Value) -> bool {
-    let cap = super::budget::MAX_STATE_VALUE_BYTES;
-    super::budget::value_size(v, cap) <= cap
 }
