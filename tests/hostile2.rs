@@ -851,3 +851,35 @@ fn repeat_on_long_logs_without_positions_is_linear() {
         start.elapsed()
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_staged_change_in_a_package_whose_name_is_not_utf8_is_checked() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let d = repo();
+    let r = d.path();
+    let pkg = r.join(OsStr::from_bytes(b"Pkg\xff"));
+    copy_dir(&example(), &pkg);
+    git(r, &["add", "-A"]);
+    git(r, &["commit", "-q", "-m", "package"]);
+    let folder = pkg.join("results/example_system/retinanet");
+    break_two_runs(&folder);
+    git(r, &["add", "-A"]);
+    // The whole name was cut before: the change touched "nothing" and passed.
+    let run = mlaudit(r, &["check", "--ruleset", "5.0.0", "--staged"]);
+    assert_eq!(run.code, Some(1), "{}", run.all());
+    assert!(
+        run.stdout
+            .contains("Pkg\\xff/results/example_system/retinanet"),
+        "{}",
+        run.all()
+    );
+    // The details line names the real folder, as bash reads it.
+    assert!(
+        run.all()
+            .contains("$'Pkg\\xff/results/example_system/retinanet'"),
+        "{}",
+        run.all()
+    );
+}

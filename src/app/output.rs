@@ -185,7 +185,7 @@ pub fn refusal(report: &Report, fail_on: FailOn, check_cmd: &str) -> Vec<String>
         } else {
             b.path.as_str()
         };
-        let quoted = esc(&crate::app::reproduce::shell_word(folder)).into_owned();
+        let quoted = esc(&crate::app::reproduce::shell_display_path(folder)).into_owned();
         lines.push(if folder.starts_with('-') {
             // Would be read as an option: after the options end.
             format!("  details: {check_cmd} --html report.html -- {quoted}")

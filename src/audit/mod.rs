@@ -98,7 +98,7 @@ pub fn check_path(
 /// current directory). An empty input path is the current directory.
 pub fn check_paths(
     rules: &Rules,
-    inputs: &[String],
+    inputs: &[std::path::PathBuf],
     root: &str,
     opts: &CheckOptions,
     progress: &dyn Progress,
@@ -107,8 +107,12 @@ pub fn check_paths(
     let mut runs = Vec::new();
     let mut systems = BTreeMap::new();
     for path in inputs {
-        let input = if path.is_empty() { "." } else { path.as_str() };
-        let part = check_path_with_progress(rules, Path::new(input), opts, progress)?;
+        let input = if path.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            path.as_path()
+        };
+        let part = check_path_with_progress(rules, input, opts, progress)?;
         reports.push(part.report);
         runs.extend(part.runs);
         systems.extend(part.systems);
@@ -325,9 +329,11 @@ fn check_tree(
     // and knows nothing of waivers; in `verdict`, a waiver of the project
     // config (a reviewed exception) silences an error of mlaudit's own
     // checks, never one the official tools would report.
+    // Moved out of the logs, not copied: nothing reads them there later,
+    // and a folder of 100,000 logs would hold every finding twice.
     let log_findings: Vec<Finding> = logs
-        .iter()
-        .flat_map(|l| l.findings.iter().cloned())
+        .iter_mut()
+        .flat_map(|l| std::mem::take(&mut l.findings))
         .collect();
     let loose = tree.kind == InputKind::Logs;
     let waived_by = |f: &Finding| {

@@ -18,14 +18,16 @@
 
 use crate::discover::git::{Changes, WorkTree};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::ffi::{OsStr, OsString};
+use std::path::{Component, Path, PathBuf};
 
 /// What a change-driven check covers.
 #[derive(Debug, Clone, Default)]
 pub struct Checked {
-    /// What to check, as display paths (relative to the current directory;
-    /// `""` is the current directory itself).
-    pub paths: Vec<String>,
+    /// What to check, relative to the current directory (`""` is the
+    /// current directory itself). Paths, not text: a name that is not
+    /// UTF-8 is checked like any other.
+    pub paths: Vec<PathBuf>,
     /// How many paths the change lists.
     pub changed: usize,
     /// The work-tree top relative to the current directory (`""` when the
@@ -45,11 +47,11 @@ pub fn changed_targets(changes: &Changes<'_>) -> anyhow::Result<Checked> {
         PathBuf::from(&wt.cdup)
     };
     let t = targets(&top, &changed);
-    let paths: Vec<String> = t
+    let paths: Vec<PathBuf> = t
         .packages
         .iter()
         .chain(t.folders.iter())
-        .map(|p| shown(&wt, p))
+        .map(|p| wt.from_top_path(p))
         .collect();
     Ok(Checked {
         paths,
@@ -63,7 +65,13 @@ impl Checked {
     pub fn inputs(&self) -> Vec<PathBuf> {
         self.paths
             .iter()
-            .map(|p| PathBuf::from(if p.is_empty() { "." } else { p.as_str() }))
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    p.clone()
+                }
+            })
             .collect()
     }
 }
@@ -74,19 +82,13 @@ pub fn target_paths(changes: &Changes<'_>) -> anyhow::Result<Vec<PathBuf>> {
     Ok(changed_targets(changes)?.inputs())
 }
 
-/// A top-relative path written relative to the current directory.
-fn shown(wt: &WorkTree, top_relative: &str) -> String {
-    let p = wt.from_top(top_relative);
-    p.trim_end_matches('/').to_string()
-}
-
 /// What to check, as paths relative to the top of the work tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Targets {
     /// Packages to check whole (`""` is a package at the top itself).
-    pub packages: BTreeSet<String>,
+    pub packages: BTreeSet<PathBuf>,
     /// Benchmark folders outside those packages.
-    pub folders: BTreeSet<String>,
+    pub folders: BTreeSet<PathBuf>,
 }
 
 impl Targets {
@@ -95,12 +97,19 @@ impl Targets {
     }
 }
 
-/// Maps changed paths (relative to `top`, with `/`) to the folders and
-/// packages to check; `top` is the work-tree top as a file-system path.
-pub fn targets(top: &Path, changed: &[String]) -> Targets {
+/// Maps changed paths (relative to `top`) to the folders and packages to
+/// check; `top` is the work-tree top as a file-system path. Names are
+/// compared as they are on disk (bytes), never as lossy text.
+pub fn targets(top: &Path, changed: &[PathBuf]) -> Targets {
     let mut t = Targets::default();
     for path in changed {
-        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        let parts: Vec<&OsStr> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n),
+                _ => None,
+            })
+            .collect();
         let Some(touch) = classify(top, &parts) else {
             continue;
         };
@@ -112,12 +121,6 @@ pub fn targets(top: &Path, changed: &[String]) -> Targets {
                 t.folders.insert(f);
             }
             Touch::System { package, system } => {
-                if has_non_utf8_name(&top.join(join(&join(&package, "results"), &system))) {
-                    // Such a folder cannot be named as text: the whole
-                    // package is checked instead of skipping it.
-                    t.packages.insert(package);
-                    continue;
-                }
                 for f in system_folders(top, &package, &system) {
                     t.folders.insert(f);
                 }
@@ -126,7 +129,8 @@ pub fn targets(top: &Path, changed: &[String]) -> Targets {
     }
     // A folder inside a package checked whole is checked with it.
     let packages = t.packages.clone();
-    t.folders.retain(|f| !packages.iter().any(|p| within(f, p)));
+    t.folders
+        .retain(|f| !packages.iter().any(|p| f.starts_with(p)));
     // Only what exists can be checked: a deleted folder has nothing left.
     t.folders.retain(|f| top.join(f).is_dir());
     t.packages.retain(|p| top.join(p).is_dir());
@@ -134,87 +138,66 @@ pub fn targets(top: &Path, changed: &[String]) -> Targets {
 }
 
 enum Touch {
-    Package(String),
-    Folder(String),
-    System { package: String, system: String },
+    Package(PathBuf),
+    Folder(PathBuf),
+    System { package: PathBuf, system: OsString },
 }
 
-fn classify(top: &Path, parts: &[&str]) -> Option<Touch> {
+fn joined(parts: &[&OsStr]) -> PathBuf {
+    parts.iter().collect()
+}
+
+fn classify(top: &Path, parts: &[&OsStr]) -> Option<Touch> {
     let n = parts.len();
     // `results/<sys>/<bm>/<file…>` or `results/<sys>/<file>` anywhere in the path.
     for i in 0..n {
-        let package = parts[..i].join("/");
-        match parts[i] {
-            "results" if i + 3 < n => {
-                return Some(Touch::Folder(parts[..i + 3].join("/")));
-            }
-            "results" if i + 3 == n => {
-                // A file directly in results/<sys>/, or a folder that was
-                // removed as a whole (then it no longer matters).
-                let system = parts[i + 1].to_string();
-                return Some(Touch::System { package, system });
-            }
-            "systems" if i + 2 == n => {
-                if let Some(system) = parts[i + 1].strip_suffix(".json") {
+        let package = joined(&parts[..i]);
+        if parts[i] == "results" && i + 3 < n {
+            return Some(Touch::Folder(joined(&parts[..i + 3])));
+        }
+        if parts[i] == "results" && i + 3 == n {
+            // A file directly in results/<sys>/, or a folder that was
+            // removed as a whole (then it no longer matters).
+            let system = parts[i + 1].to_os_string();
+            return Some(Touch::System { package, system });
+        }
+        if parts[i] == "systems" && i + 2 == n {
+            let name = Path::new(parts[i + 1]);
+            if name.extension().is_some_and(|e| e == "json") {
+                if let Some(system) = name.file_stem() {
                     return Some(Touch::System {
                         package,
-                        system: system.to_string(),
+                        system: system.to_os_string(),
                     });
                 }
-                return Some(Touch::Package(package));
             }
-            _ => {}
+            return Some(Touch::Package(package));
         }
     }
     // Anything else inside a package: the nearest enclosing folder that has
     // results/ or systems/.
     (0..n).rev().find_map(|i| {
-        let dir = parts[..i].join("/");
+        let dir = joined(&parts[..i]);
         let d = top.join(&dir);
         (d.join("results").is_dir() || d.join("systems").is_dir()).then_some(Touch::Package(dir))
     })
 }
 
-/// Whether a name in `dir` is not UTF-8.
-fn has_non_utf8_name(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|rd| {
-        rd.filter_map(|e| e.ok())
-            .any(|e| e.file_name().to_str().is_none())
-    })
-}
-
 /// The benchmark folders of `system` in `package` (on disk now), sorted.
-fn system_folders(top: &Path, package: &str, system: &str) -> Vec<String> {
-    let rel = join(&join(package, "results"), system);
+fn system_folders(top: &Path, package: &Path, system: &OsStr) -> Vec<PathBuf> {
+    let rel = package.join("results").join(system);
     let Ok(rd) = std::fs::read_dir(top.join(&rel)) else {
         return Vec::new();
     };
-    let mut out: Vec<String> = rd
+    let mut out: Vec<PathBuf> = rd
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| !name.starts_with('.'))
-        .map(|name| join(&rel, &name))
+        .map(|e| e.file_name())
+        .filter(|name| !name.as_encoded_bytes().starts_with(b"."))
+        .map(|name| rel.join(name))
         .collect();
     out.sort();
     out
-}
-
-fn join(a: &str, b: &str) -> String {
-    if a.is_empty() {
-        b.to_string()
-    } else {
-        format!("{a}/{b}")
-    }
-}
-
-/// Whether `path` is `dir` or inside it (`dir` empty: everything is).
-fn within(path: &str, dir: &str) -> bool {
-    dir.is_empty()
-        || path == dir
-        || path
-            .strip_prefix(dir)
-            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 #[cfg(test)]
@@ -238,17 +221,18 @@ mod tests {
         d
     }
 
-    fn set(v: &[&str]) -> BTreeSet<String> {
-        v.iter().map(|s| s.to_string()).collect()
+    fn set(v: &[&str]) -> BTreeSet<PathBuf> {
+        v.iter().map(PathBuf::from).collect()
+    }
+
+    fn paths(v: &[&str]) -> Vec<PathBuf> {
+        v.iter().map(PathBuf::from).collect()
     }
 
     #[test]
     fn a_log_touches_its_folder() {
         let d = tree();
-        let t = targets(
-            d.path(),
-            &["round/A/results/s1/bert/result_0.txt".to_string()],
-        );
+        let t = targets(d.path(), &paths(&["round/A/results/s1/bert/result_0.txt"]));
         assert_eq!(t.folders, set(&["round/A/results/s1/bert"]));
         assert!(t.packages.is_empty());
     }
@@ -256,14 +240,14 @@ mod tests {
     #[test]
     fn a_system_description_touches_every_folder_of_the_system() {
         let d = tree();
-        let t = targets(d.path(), &["round/A/systems/s1.json".to_string()]);
+        let t = targets(d.path(), &paths(&["round/A/systems/s1.json"]));
         assert_eq!(
             t.folders,
             set(&["round/A/results/s1/bert", "round/A/results/s1/gnn"])
         );
         let t = targets(
             d.path(),
-            &["round/A/results/s2/package_checker_params".to_string()],
+            &paths(&["round/A/results/s2/package_checker_params"]),
         );
         assert_eq!(t.folders, set(&["round/A/results/s2/bert"]));
     }
@@ -273,13 +257,13 @@ mod tests {
         let d = tree();
         let t = targets(
             d.path(),
-            &[
-                "round/A/benchmarks/bert/implementations/x/run.sh".to_string(),
-                "round/A/results/s1/bert/result_0.txt".to_string(),
-                "B/results/s/bm/result_1.txt".to_string(),
-                "docs/notes.md".to_string(),
-                "README.md".to_string(),
-            ],
+            &paths(&[
+                "round/A/benchmarks/bert/implementations/x/run.sh",
+                "round/A/results/s1/bert/result_0.txt",
+                "B/results/s/bm/result_1.txt",
+                "docs/notes.md",
+                "README.md",
+            ]),
         );
         assert_eq!(t.packages, set(&["round/A"]));
         assert_eq!(t.folders, set(&["B/results/s/bm"]));
@@ -288,20 +272,52 @@ mod tests {
     #[test]
     fn deleted_folders_are_not_checked() {
         let d = tree();
-        let t = targets(
-            d.path(),
-            &["round/A/results/s9/bert/result_0.txt".to_string()],
-        );
+        let t = targets(d.path(), &paths(&["round/A/results/s9/bert/result_0.txt"]));
         assert!(t.is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_kept_as_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = tempfile::tempdir().unwrap();
+        let pkg = PathBuf::from(OsStr::from_bytes(b"P\xff"));
+        for sys in [&b"s\xfe"[..], &b"s\xfd"[..]] {
+            let sys = OsStr::from_bytes(sys);
+            fs::create_dir_all(d.path().join(&pkg).join("results").join(sys).join("bm")).unwrap();
+        }
+        fs::create_dir_all(d.path().join(&pkg).join("systems")).unwrap();
+        // A log in a package whose name is not UTF-8 touches its folder.
+        let log = pkg
+            .join("results")
+            .join(OsStr::from_bytes(b"s\xfe"))
+            .join("bm/result_0.txt");
+        let t = targets(d.path(), std::slice::from_ref(&log));
+        let folder = pkg
+            .join("results")
+            .join(OsStr::from_bytes(b"s\xfe"))
+            .join("bm");
+        assert_eq!(t.folders, BTreeSet::from([folder]));
+        // A system description touches that system's folders only.
+        let json = pkg.join("systems").join(OsStr::from_bytes(b"s\xfd.json"));
+        let t = targets(d.path(), &[json]);
+        let other = pkg
+            .join("results")
+            .join(OsStr::from_bytes(b"s\xfd"))
+            .join("bm");
+        assert_eq!(t.folders, BTreeSet::from([other]));
+        // Anything else in it touches the package.
+        let t = targets(d.path(), &[pkg.join("README.md")]);
+        assert_eq!(t.packages, BTreeSet::from([pkg]));
     }
 
     #[test]
     fn a_package_at_the_top() {
         let d = tempfile::tempdir().unwrap();
         fs::create_dir_all(d.path().join("results/s/bm")).unwrap();
-        let t = targets(d.path(), &["results/s/bm/result_0.txt".to_string()]);
+        let t = targets(d.path(), &paths(&["results/s/bm/result_0.txt"]));
         assert_eq!(t.folders, set(&["results/s/bm"]));
-        let t = targets(d.path(), &["README.md".to_string()]);
+        let t = targets(d.path(), &paths(&["README.md"]));
         assert_eq!(t.packages, set(&[""]));
     }
 }

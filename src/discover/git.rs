@@ -79,6 +79,27 @@ impl WorkTree {
         }
     }
 
+    /// [`WorkTree::from_top`] on file-system paths: a path relative to the
+    /// top, relative to the current directory (`""` is the current one).
+    pub fn from_top_path(&self, top_relative: &Path) -> PathBuf {
+        if !self.prefix.is_empty() {
+            if let Ok(rest) = top_relative.strip_prefix(self.prefix.trim_end_matches('/')) {
+                return rest.to_path_buf();
+            }
+        }
+        let cdup = Path::new(self.cdup.trim_end_matches('/'));
+        if top_relative.as_os_str().is_empty() {
+            cdup.to_path_buf()
+        } else {
+            cdup.join(top_relative)
+        }
+    }
+
+    /// [`WorkTree::to_top`] on file-system paths.
+    pub fn to_top_path(&self, cwd_relative: &Path) -> Option<PathBuf> {
+        normalize_path(&Path::new(&self.prefix).join(cwd_relative))
+    }
+
     /// A path relative to the current directory, written relative to the
     /// top of the work tree, with `/` separators; `None` when it leaves the
     /// work tree or is absolute.
@@ -147,7 +168,7 @@ pub enum Changes<'a> {
     Files(&'a [PathBuf]),
 }
 
-pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<String>, GitError> {
+pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<PathBuf>, GitError> {
     let mut args = vec!["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff"];
     match changes {
         Changes::Staged => args.push("--cached"),
@@ -167,38 +188,55 @@ pub fn changed_paths(changes: &Changes<'_>) -> Result<Vec<String>, GitError> {
         }
         Changes::Files(files) => {
             let wt = WorkTree::current()?;
-            let mut paths: Vec<String> = files
-                .iter()
-                .filter_map(|f| wt.to_top(&f.to_string_lossy()))
-                .collect();
+            let mut paths: Vec<PathBuf> = files.iter().filter_map(|f| wt.to_top_path(f)).collect();
             paths.sort();
             paths.dedup();
             return Ok(paths);
         }
     }
     let out = run(None, &args)?;
-    let mut paths: Vec<String> = out
+    let mut paths: Vec<PathBuf> = out
         .split(|b| *b == 0)
         .filter(|p| !p.is_empty())
-        .map(utf8_part)
+        .map(path_of_bytes)
         .collect();
     paths.sort();
     paths.dedup();
     Ok(paths)
 }
 
-/// A changed path as text. A path that is not UTF-8 is cut before its
-/// first component that is not: the change then touches the enclosing
-/// folder or package, which is checked whole (never skipped).
-fn utf8_part(p: &[u8]) -> String {
-    match std::str::from_utf8(p) {
-        Ok(s) => s.to_string(),
-        Err(_) => p
-            .split(|b| *b == b'/')
-            .map_while(|c| std::str::from_utf8(c).ok())
-            .collect::<Vec<_>>()
-            .join("/"),
+/// A path as git prints it (`-z`: raw bytes), kept as bytes: a name that is
+/// not UTF-8 is still the name of that one file, never cut or merged with
+/// another that displays alike.
+#[cfg(unix)]
+fn path_of_bytes(p: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(p))
+}
+
+#[cfg(not(unix))]
+fn path_of_bytes(p: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(p).into_owned())
+}
+
+/// [`normalize`] on file-system paths, component by component (names that
+/// are not UTF-8 stay as they are).
+pub fn normalize_path(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::Normal(n) => out.push(n),
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
     }
+    Some(out)
 }
 
 #[cfg(test)]

@@ -7,7 +7,17 @@
 /// The printable form of the root argument: `/` separators, no trailing `/`,
 /// and `.`/`./` shown as the empty string (children then print bare).
 pub fn display_root(arg: &std::path::Path) -> String {
-    let mut s = arg.to_string_lossy().replace('\\', "/");
+    let mut s = match arg.to_str() {
+        Some(text) => text.replace('\\', "/"),
+        // Not UTF-8: each name shown unambiguously, as its files are.
+        None => arg
+            .as_os_str()
+            .as_encoded_bytes()
+            .split(|b| *b == b'/')
+            .map(display_bytes)
+            .collect::<Vec<_>>()
+            .join("/"),
+    };
     while s.len() > 1 && s.ends_with('/') {
         s.pop();
     }
@@ -24,7 +34,11 @@ pub fn display_root(arg: &std::path::Path) -> String {
 /// that is not as `\xNN`, and so `\` as `\\` (`sys\xff` and `sys\xfe`
 /// never both show as `sys\u{fffd}` and are never taken for one folder).
 pub fn display_name(name: &std::ffi::OsStr) -> String {
-    let bytes = name.as_encoded_bytes();
+    display_bytes(name.as_encoded_bytes())
+}
+
+/// [`display_name`] of a name's bytes.
+fn display_bytes(bytes: &[u8]) -> String {
     if let Ok(s) = std::str::from_utf8(bytes) {
         if !s.contains('\\') {
             return s.to_string();
