@@ -139,7 +139,16 @@ impl Finding {
 
 /// Sorts findings into their rendering order and removes exact duplicates.
 pub fn sort_findings(findings: &mut Vec<Finding>) {
-    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    // Unstable (in place, no buffer as large as the list) yet
+    // deterministic: the order is total over every field.
+    findings.sort_unstable_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then_with(|| a.line.cmp(&b.line))
+            .then_with(|| a.severity.cmp(&b.severity))
+            .then_with(|| a.rule.cmp(&b.rule))
+            .then_with(|| a.help.cmp(&b.help))
+    });
     findings.dedup();
 }
 

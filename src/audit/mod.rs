@@ -225,7 +225,7 @@ fn check_tree(
             LogOutcome::FAIL
         }
     };
-    let package = check_package_with(tree, &rules.package, &opts.package, &lookup, &log_facts);
+    let mut package = check_package_with(tree, &rules.package, &opts.package, &lookup, &log_facts);
 
     // 4. Statistics per checked folder, in parallel.
     let dirs: HashMap<&str, &BenchmarkDir> = tree
@@ -310,7 +310,7 @@ fn check_tree(
         })
         .collect();
 
-    let mut findings: Vec<Finding> = package.findings.clone();
+    let mut findings: Vec<Finding> = std::mem::take(&mut package.findings);
     findings.extend(policy_findings);
     let mut benchmarks = Vec::new();
     let mut runs = Vec::new();
@@ -417,7 +417,7 @@ fn check_tree(
     report.verdict_difference = difference;
     report.waived = waived;
     report.summary.benchmarks = benchmarks.len();
-    report.bypasses = package.bypasses.clone();
+    report.bypasses = std::mem::take(&mut package.bypasses);
     report.benchmarks = benchmarks;
     Ok(CheckOutcome {
         report,

@@ -278,6 +278,9 @@ fn finish(
     seconds: Option<f64>,
 ) -> LogCheck {
     crate::finding::sort_findings(&mut findings);
+    // Kept until the report is built: no spare capacity per log (a folder
+    // may hold 100,000 of them).
+    findings.shrink_to_fit();
     let errors = crate::finding::count(&findings, Severity::Error);
     let warnings = crate::finding::count(&findings, Severity::Warning);
     LogCheck {
