@@ -9,7 +9,7 @@
 //! difference too (a run that stopped earlier is not the same run).
 
 use crate::mllog;
-use crate::rulebook::source::RuleSource;
+use crate::rulebook::source::{load_yaml, DataError, RuleSource};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -27,12 +27,9 @@ pub struct RepeatRules {
 }
 
 impl RepeatRules {
-    pub fn load(source: &RuleSource) -> anyhow::Result<RepeatRules> {
+    pub fn load(source: &RuleSource) -> Result<RepeatRules, DataError> {
         let rel = "repeat.yaml";
-        let text = source
-            .read(rel)?
-            .ok_or_else(|| anyhow::anyhow!("{}: not found", source.display(rel)))?;
-        serde_yaml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", source.display(rel)))
+        load_yaml(source, rel)?.ok_or_else(|| DataError::new(source, rel, "not found"))
     }
 }
 

@@ -20,7 +20,7 @@
 //! The facts are gathered during the one pass over the log that the
 //! other non-compliance checks share ([`Collector`]).
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{code, Finding, Severity};
 use crate::mllog::Event;
 use crate::rulebook::codes::CodeRegistry;
 
@@ -89,9 +89,8 @@ impl Collector {
             let first = lines[0];
             for (line, t) in &lines[1..] {
                 out.push(
-                    Finding::new(
-                        "RUN001",
-                        Severity::Error,
+                    Finding::of(
+                        code::RUN001,
                         path,
                         format!(
                             "second {key} (first at line {}, {} ms later): a run has one clock; the official checker only warns",
@@ -100,7 +99,7 @@ impl Collector {
                         ),
                     )
                     .at_line(Some(*line))
-                    .with_help(help("RUN001")),
+                    .with_help(help(code::RUN001.id)),
                 );
             }
         }
@@ -112,9 +111,8 @@ impl Collector {
                 .map(|s| format!("line {}: {}", s.0, s.2.as_deref().unwrap_or("no status")))
                 .collect();
             out.push(
-                Finding::new(
-                    "RUN001",
-                    Severity::Error,
+                Finding::of(
+                    code::RUN001,
                     path,
                     format!(
                         "run_stop statuses contradict each other ({})",
@@ -122,7 +120,7 @@ impl Collector {
                     ),
                 )
                 .at_line(self.stops.get(1).map(|s| s.0))
-                .with_help(help("RUN001")),
+                .with_help(help(code::RUN001.id)),
             );
         }
         if let Some((line, _, status)) = self.stops.last() {
@@ -138,41 +136,39 @@ impl Collector {
                 };
                 out.push(
                     Finding::new(
-                        "RUN002",
+                        code::RUN002.id,
                         severity,
                         path,
                         format!("the run did not converge: run_stop status is '{shown}', not 'success'; {tail}"),
                     )
                     .at_line(Some(*line))
-                    .with_help(help("RUN002")),
+                    .with_help(help(code::RUN002.id)),
                 );
             }
         }
         if let (Some((gl, gv)), Some((line, key, value))) = (&self.gbs, &self.gbs_like) {
             if key != GBS && value != gv {
                 out.push(
-                    Finding::new(
-                        "RUN004",
-                        Severity::Warning,
+                    Finding::of(
+                        code::RUN004,
                         path,
                         format!(
                             "the official RCP checker reads the batch size from '{key}' = {value} (its key contains global_batch_size), not from global_batch_size = {gv} (line {gl}); the RCP verdict follows its reading"
                         ),
                     )
                     .at_line(Some(*line))
-                    .with_help(help("RUN004")),
+                    .with_help(help(code::RUN004.id)),
                 );
             }
         }
         if alone && self.seeds == 0 && self.division.as_deref() == Some("closed") {
             out.push(
-                Finding::new(
-                    "RUN003",
-                    Severity::Error,
+                Finding::of(
+                    code::RUN003,
                     path,
                     "closed-division run logs no seed (the official compliance checker does not require it; its package seed check would reject the folder)",
                 )
-                .with_help(help("RUN003")),
+                .with_help(help(code::RUN003.id)),
             );
         }
         out

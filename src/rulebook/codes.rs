@@ -17,7 +17,7 @@
 //!
 //! `mlaudit rules explain CODE` prints the entry.
 
-use crate::rulebook::source::RuleSource;
+use crate::rulebook::source::{load_yaml, DataError, RuleSource};
 use indexmap::IndexMap;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -45,33 +45,22 @@ pub struct CodeRegistry {
     pub codes: BTreeMap<String, CodeDoc>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum CodesError {
-    #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
-}
+/// A code file that cannot be read or parsed, or documents a code wrongly:
+/// the one rule-data error ([`DataError`]), naming the file.
+pub type CodesError = DataError;
 
 impl CodeRegistry {
     /// Reads every `codes/*.yaml` of `source`. A code documented twice, or a
     /// severity that is not error/warning/note, is an error naming the file.
-    pub fn load(source: &RuleSource) -> Result<CodeRegistry, CodesError> {
+    pub fn load(source: &RuleSource) -> Result<CodeRegistry, DataError> {
         let mut reg = CodeRegistry::default();
         for name in source.list("codes") {
             if !name.ends_with(".yaml") {
                 continue;
             }
             let rel = format!("codes/{name}");
-            let path = source.display(&rel);
-            let invalid = |message: String| CodesError::Invalid {
-                path: path.clone(),
-                message,
-            };
-            let text = source
-                .read(&rel)
-                .map_err(|e| invalid(e.to_string()))?
-                .unwrap_or_default();
-            let entries: IndexMap<String, CodeDoc> =
-                serde_yaml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+            let invalid = |message: String| DataError::new(source, &rel, message);
+            let entries: IndexMap<String, CodeDoc> = load_yaml(source, &rel)?.unwrap_or_default();
             for (code, doc) in entries {
                 if crate::finding::Severity::parse(&doc.severity).is_none() {
                     return Err(invalid(format!(
