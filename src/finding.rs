@@ -90,6 +90,11 @@ pub struct Finding {
     /// The rule that produced it, e.g. `training/5.0.0/common.yaml#init_stop`.
     pub rule: Option<String>,
     pub help: Option<String>,
+    /// The official tools' own words for the same thing, when mlaudit words
+    /// it differently or folds several official messages into one finding
+    /// (the unknown-file warnings of a result folder). Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub official: Vec<String>,
 }
 
 impl Finding {
@@ -107,6 +112,7 @@ impl Finding {
             line: None,
             rule: None,
             help: None,
+            official: Vec::new(),
         }
     }
 
@@ -117,6 +123,12 @@ impl Finding {
 
     pub fn with_help(mut self, help: impl Into<String>) -> Finding {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Carries the official tools' messages for this finding.
+    pub fn with_official(mut self, official: Vec<String>) -> Finding {
+        self.official = official;
         self
     }
 

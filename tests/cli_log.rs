@@ -181,7 +181,7 @@ fn user_rule_pack_is_loaded_with_rules_dir() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("result_1.txt:9: error[X001] 'seed' = 5678 fails `v.value < 2000`"),
+        stdout.contains("result_1.txt:9: error[X001] 'seed' logged 5678, expected below 2000"),
         "{stdout}"
     );
     assert!(!stdout.contains("result_0.txt:"), "{stdout}");

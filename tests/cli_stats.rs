@@ -48,7 +48,7 @@ fn score_writes_the_summary_csv() {
         manifest(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("1 of 1 folders scored"));
+    assert!(text(&out.stdout).contains("1 of 1 folder scored"));
     let mut reader = csv::Reader::from_path(&csv_path).unwrap_or_else(|e| panic!("{e}"));
     let headers = reader.headers().unwrap_or_else(|e| panic!("{e}")).clone();
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap_or_default()).collect();
@@ -64,6 +64,10 @@ fn score_writes_the_summary_csv() {
     assert_eq!(get("GBS"), "256");
     assert_eq!(get("samples_to_converge"), "4");
     assert_eq!(get("runs_failed"), "1");
+    // The same olympic words as the text and JSON reports.
+    assert_eq!(get("runs_read"), "5");
+    assert_eq!(get("runs_counted"), "3");
+    assert_eq!(get("runs_dropped"), "1");
     let minutes: f64 = get("time_to_train_min").parse().unwrap_or(f64::NAN);
     assert!((minutes - 5.0857833333).abs() < 1e-6, "{minutes}");
 }
@@ -199,4 +203,27 @@ fn repeat_rejects_bad_input_with_exit_2() {
     }
     let out = mlaudit(&["repeat", a.as_str()], tmp.path());
     assert_eq!(out.status.code(), Some(2), "one log is not a comparison");
+}
+
+/// What users read of `score` and `repeat` on the example: the olympic
+/// words, and two runs that are not a test-retest pair said so up front.
+#[test]
+fn score_and_repeat_text_match_snapshots() {
+    let out = mlaudit(
+        &["score", "--ruleset", "5.0.0", "examples/Example"],
+        manifest(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    insta::assert_snapshot!("score_example", text(&out.stdout));
+    let folder = manifest().join("examples/Example/results/example_system/retinanet");
+    let out = mlaudit(&["repeat", "result_0.txt", "result_2.txt"], &folder);
+    assert_eq!(out.status.code(), Some(1));
+    let t = text(&out.stdout);
+    assert!(
+        t.lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("NOT a test-retest pair: different seeds")),
+        "{t}"
+    );
+    insta::assert_snapshot!("repeat_different_seeds", t);
 }

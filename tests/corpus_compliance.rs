@@ -80,7 +80,7 @@ fn our_reason(msg: &str) -> (String, String) {
         ("at_least_one".into(), quoted(msg))
     } else if msg.starts_with("end-of-log check failed") {
         ("end".into(), String::new())
-    } else if msg.starts_with('\'') && msg.contains(" fails `") {
+    } else if msg.starts_with('\'') && (msg.contains(" fails `") || msg.contains(" logged ")) {
         ("check".into(), quoted(msg))
     } else {
         ("other".into(), msg.to_string())

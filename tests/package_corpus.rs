@@ -94,12 +94,15 @@ fn corpus_packages_get_the_official_verdict_and_warnings() {
             let rel = p.strip_prefix(&prefix).unwrap_or(p);
             numbers.replace_all(rel, "N").into_owned()
         };
+        // Each official warning is carried once, in the `official` field of
+        // the folder's PKG002, PKG003 or PKG040 finding.
         let ours: Vec<(String, String)> = report
             .findings
             .iter()
-            .filter(|f| f.code == "PKG002" || f.code == "PKG003")
-            .map(|f| {
-                let kind = if f.code == "PKG002" {
+            .filter(|f| ["PKG002", "PKG003", "PKG040"].contains(&f.code.as_str()))
+            .flat_map(|f| f.official.iter().map(move |m| (f, m)))
+            .map(|(f, m)| {
+                let kind = if m.starts_with("Detected") {
                     "Detected"
                 } else {
                     "Unknown"

@@ -65,6 +65,23 @@ struct Point {
 pub struct LogSeries {
     pub path: String,
     series: BTreeMap<String, Vec<Point>>,
+    /// The run's configuration: every key logged with a value before
+    /// `run_start` (first value), as JSON text. `seed` is among them.
+    config: BTreeMap<String, String>,
+}
+
+/// Whether two runs can be a test-retest pair: same seed, same
+/// configuration (the keys logged before `run_start`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Pairing {
+    /// Same seed and no configuration key differs.
+    pub test_retest: bool,
+    /// The seed each run logs (`null` when it logs none).
+    pub reference_seed: Option<String>,
+    pub other_seed: Option<String>,
+    /// Configuration keys (seed included) whose values differ, or that one
+    /// run logs and the other does not, sorted.
+    pub differing_keys: Vec<String>,
 }
 
 /// One side of a difference.
@@ -105,6 +122,8 @@ pub struct KeySummary {
 pub struct Comparison {
     pub reference: String,
     pub other: String,
+    /// Whether the two runs can be a test-retest pair at all.
+    pub pairing: Pairing,
     /// Every common point equal and no point missing on either side.
     pub identical: bool,
     /// Every common point within the tolerance and none missing.
@@ -132,10 +151,20 @@ pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Res
     // Points positioned by occurrence, per key (counting them on every
     // point was quadratic in the length of the log).
     let mut occurrences: HashMap<String, usize> = HashMap::new();
+    let mut config: BTreeMap<String, String> = BTreeMap::new();
+    let mut started = false;
     let summary = mllog::scan(
         file,
         |k| !rules.ignore_keys.iter().any(|i| i == k),
         |e| {
+            if e.key == "run_start" {
+                started = true;
+            }
+            if !started && !e.value.is_null() {
+                config
+                    .entry(e.key.clone())
+                    .or_insert_with(|| e.value.to_string());
+            }
             let Some(value) = e.value.as_f64() else {
                 return;
             };
@@ -179,6 +208,7 @@ pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Res
     Ok(LogSeries {
         path: shown.to_string(),
         series,
+        config,
     })
 }
 
@@ -312,6 +342,7 @@ pub fn compare(reference: &LogSeries, other: &LogSeries, tolerance: f64) -> Comp
     Comparison {
         reference: reference.path.clone(),
         other: other.path.clone(),
+        pairing: pairing(reference, other),
         identical,
         repeatable,
         first_divergence: first.map(|(_, d)| d),
@@ -319,6 +350,23 @@ pub fn compare(reference: &LogSeries, other: &LogSeries, tolerance: f64) -> Comp
         max_rel,
         max_rel_at: worst.map(|(_, d)| d),
         keys,
+    }
+}
+
+/// Same seed, same configuration keys?
+pub fn pairing(reference: &LogSeries, other: &LogSeries) -> Pairing {
+    let keys: std::collections::BTreeSet<&String> =
+        reference.config.keys().chain(other.config.keys()).collect();
+    let differing_keys: Vec<String> = keys
+        .into_iter()
+        .filter(|k| reference.config.get(*k) != other.config.get(*k))
+        .cloned()
+        .collect();
+    Pairing {
+        test_retest: differing_keys.is_empty() && reference.config.contains_key("seed"),
+        reference_seed: reference.config.get("seed").cloned(),
+        other_seed: other.config.get("seed").cloned(),
+        differing_keys,
     }
 }
 
@@ -380,6 +428,34 @@ pub fn repeat(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn series(path: &str, config: &[(&str, &str)]) -> LogSeries {
+        LogSeries {
+            path: path.into(),
+            series: BTreeMap::new(),
+            config: config
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_pair_needs_the_same_seed_and_config() {
+        let a = series("a", &[("seed", "1"), ("opt_base_learning_rate", "0.1")]);
+        let b = series("b", &[("seed", "1"), ("opt_base_learning_rate", "0.1")]);
+        assert!(pairing(&a, &b).test_retest);
+        let c = series("c", &[("seed", "2"), ("global_batch_size", "8")]);
+        let p = pairing(&a, &c);
+        assert!(!p.test_retest);
+        assert_eq!(
+            p.differing_keys,
+            ["global_batch_size", "opt_base_learning_rate", "seed"]
+        );
+        assert_eq!(p.other_seed.as_deref(), Some("2"));
+        // No seed logged: nothing says the runs are a pair.
+        assert!(!pairing(&series("x", &[]), &series("y", &[])).test_retest);
+    }
 
     #[test]
     fn relative_deviation_is_symmetric_and_zero_safe() {

@@ -5,6 +5,11 @@
 //! ::error file=A/results/s/bert/result_3.txt,line=57,title=LOG001::required exactly one 'init_stop' but found 0
 //! ```
 //!
+//! Every annotation has a file and a line, so GitHub can place it on a
+//! diff: a finding about a folder goes to line 1 of the folder's first
+//! result log (or its system description) and its message starts with the
+//! folder (`place.rs`).
+//!
 //! Severity `note` is a `::notice`. Paths are relative to the repository
 //! top. Values are escaped as the runner expects: in the message `%`, CR
 //! and LF; in properties also `:` and `,`.
@@ -22,13 +27,22 @@ pub fn render(report: &Report, repo_prefix: &str, out: &mut dyn Write) -> io::Re
             Severity::Warning => "warning",
             Severity::Note => "notice",
         };
-        let file = crate::discover::git::repo_relative(repo_prefix, &f.path);
-        let mut props = format!("file={}", escape_property(&file));
-        if let Some(line) = f.line.filter(|l| *l > 0) {
-            props.push_str(&format!(",line={line}"));
-        }
-        props.push_str(&format!(",title={}", escape_property(&f.code)));
-        let mut message = f.message.clone();
+        let at = super::place::place(report, f);
+        let file = crate::discover::git::repo_relative(repo_prefix, &at.path);
+        let props = format!(
+            "file={},line={},title={}",
+            escape_property(&file),
+            at.line,
+            escape_property(&f.code)
+        );
+        let mut message = match &at.moved_from {
+            Some(folder) => format!(
+                "{}: {}",
+                crate::discover::git::repo_relative(repo_prefix, folder),
+                f.message
+            ),
+            None => f.message.clone(),
+        };
         if let Some(help) = &f.help {
             message.push_str("\nhelp: ");
             message.push_str(help);
@@ -39,15 +53,20 @@ pub fn render(report: &Report, repo_prefix: &str, out: &mut dyn Write) -> io::Re
         Verdict::Pass => "PASS",
         Verdict::Fail => "FAIL",
     };
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     writeln!(
         out,
-        "mlaudit {verdict}: {} logs in {} benchmark folders checked with {} {} rules; {} errors, {} warnings",
-        report.summary.logs,
-        report.summary.benchmarks,
+        "mlaudit {verdict}: {} in {} checked with {} {} rules; {}, {}",
+        n(report.summary.logs, "log", "logs"),
+        n(
+            report.summary.benchmarks,
+            "benchmark folder",
+            "benchmark folders"
+        ),
         report.usage,
         report.ruleset,
-        report.summary.errors,
-        report.summary.warnings
+        n(report.summary.errors, "error", "errors"),
+        n(report.summary.warnings, "warning", "warnings")
     )
 }
 

@@ -6,6 +6,7 @@ pub mod github;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod place;
 pub mod rcp;
 pub mod repeat;
 pub mod sarif;
@@ -218,7 +219,11 @@ impl Report {
             ruleset: ruleset.to_string(),
             ruleset_source: "flag".to_string(),
             ruleset_reason: "--ruleset".to_string(),
-            root: root.to_string(),
+            root: if root.is_empty() {
+                ".".to_string()
+            } else {
+                root.to_string()
+            },
             verdict,
             official_verdict: verdict,
             verdict_difference: None,

@@ -5,18 +5,39 @@
 //! title and how to fix it from `rules/codes/`; each result has `ruleId`,
 //! `ruleIndex`, `level`, `message.text` and one location whose URI is
 //! relative to the repository top (`uriBaseId` `%SRCROOT%`), with `/`
-//! separators and percent-encoding. A finding about a folder points at the
-//! folder; `region.startLine` is there only when the line is known.
+//! separators and percent-encoding. Every result is on a file and a line
+//! (`place.rs`): a finding about a folder is placed on line 1 of its first
+//! result log (or its system description), its message starts with the
+//! folder and `properties.path` keeps it. `partialFingerprints` identify a
+//! result across runs; every rule has a `helpUri`.
 
 use super::Report;
 use crate::finding::Severity;
 use crate::rulebook::codes::CodeRegistry;
 use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 pub const SRCROOT: &str = "%SRCROOT%";
+/// The `partialFingerprints` key: code, path and message of the finding,
+/// without its line, so a result keeps its identity when lines move.
+pub const FINGERPRINT: &str = "mlauditFinding/v1";
+
+/// SHA-256 of code, path and message, first 32 hex digits.
+pub fn fingerprint(f: &crate::finding::Finding) -> String {
+    let mut h = Sha256::new();
+    for part in [&f.code, &f.path, &f.message] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 /// Renders `report`. `repo_prefix` is the current directory relative to the
 /// repository top (`git rev-parse --show-prefix`, empty outside a
@@ -46,19 +67,32 @@ pub fn document(report: &Report, codes: &CodeRegistry, repo_prefix: &str) -> Val
         .findings
         .iter()
         .map(|f| {
-            let mut physical = Map::new();
-            let path = crate::discover::git::repo_relative(repo_prefix, &f.path);
-            physical.insert("artifactLocation".into(), artifact(&path));
-            if let Some(line) = f.line.filter(|l| *l > 0) {
-                physical.insert("region".into(), json!({ "startLine": line }));
-            }
-            json!({
+            let at = super::place::place(report, f);
+            let path = crate::discover::git::repo_relative(repo_prefix, &at.path);
+            let text = match &at.moved_from {
+                Some(folder) => format!(
+                    "{}: {}",
+                    crate::discover::git::repo_relative(repo_prefix, folder),
+                    f.message
+                ),
+                None => f.message.clone(),
+            };
+            let mut result = json!({
                 "ruleId": f.code,
                 "ruleIndex": used.get(f.code.as_str()).copied().unwrap_or(0),
                 "level": level(f.severity),
-                "message": { "text": f.message },
-                "locations": [ { "physicalLocation": Value::Object(physical) } ],
-            })
+                "message": { "text": text },
+                "locations": [ { "physicalLocation": {
+                    "artifactLocation": artifact(&path),
+                    "region": { "startLine": at.line },
+                } } ],
+                "partialFingerprints": { FINGERPRINT: fingerprint(f) },
+            });
+            if let Some(folder) = &at.moved_from {
+                result["properties"] =
+                    json!({ "path": crate::discover::git::repo_relative(repo_prefix, folder) });
+            }
+            result
         })
         .collect();
     let mut driver = Map::new();
@@ -94,6 +128,18 @@ pub fn information_uri() -> Option<&'static str> {
         .find(|s| !s.is_empty())
 }
 
+/// The page documenting a code: its registry file in the repository
+/// (`rules/codes/run.yaml`, the text `mlaudit rules explain` prints).
+fn help_uri(file: &str) -> Option<String> {
+    let base = information_uri()?.trim_end_matches('/');
+    let kind = if file.ends_with(".yaml") {
+        "blob"
+    } else {
+        "tree"
+    };
+    Some(format!("{base}/{kind}/main/{file}"))
+}
+
 fn level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -104,7 +150,11 @@ fn level(s: Severity) -> &'static str {
 
 fn rule(code: &str, codes: &CodeRegistry) -> Value {
     let Some(doc) = codes.get(code) else {
-        return json!({ "id": code, "shortDescription": { "text": code } });
+        let mut rule = json!({ "id": code, "shortDescription": { "text": code } });
+        if let Some(uri) = help_uri("rules/codes") {
+            rule["helpUri"] = json!(uri);
+        }
+        return rule;
     };
     let mut help = doc.help.clone();
     if let Some(p) = &doc.policy {
@@ -112,7 +162,7 @@ fn rule(code: &str, codes: &CodeRegistry) -> Value {
     }
     help.push_str(&format!("\n\nMore: `mlaudit rules explain {code}`"));
     let level = Severity::parse(&doc.severity).map_or("warning", level);
-    json!({
+    let mut rule = json!({
         "id": code,
         "name": code,
         "shortDescription": { "text": doc.title },
@@ -120,7 +170,11 @@ fn rule(code: &str, codes: &CodeRegistry) -> Value {
         "help": { "text": help, "markdown": help },
         "defaultConfiguration": { "level": level },
         "properties": { "extra": doc.extra },
-    })
+    });
+    if let Some(uri) = help_uri(&doc.file) {
+        rule["helpUri"] = json!(uri);
+    }
+    rule
 }
 
 /// `artifactLocation` of a repository-relative (or absolute) path.

@@ -27,6 +27,9 @@ pub const COLUMNS: &[&str] = &[
     "rcp_scaling_factor",
     "runs_used",
     "runs_failed",
+    "runs_read",
+    "runs_counted",
+    "runs_dropped",
     "verdict",
 ];
 
@@ -91,6 +94,9 @@ pub fn write_csv(
             score.scaling_factor.to_string(),
             score.runs_used.to_string(),
             score.runs_failed.to_string(),
+            score.runs_read.to_string(),
+            score.runs_counted.to_string(),
+            (score.runs_dropped_fastest + score.runs_dropped_slowest).to_string(),
             serde_json::to_value(b.verdict)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
@@ -124,10 +130,9 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         };
         writeln!(
             out,
-            "{:<width$}  {minutes}  ({} runs used, {} failed{scaled})",
+            "{:<width$}  {minutes}  ({}{scaled})",
             super::escape::text(&b.path),
-            s.runs_used,
-            s.runs_failed
+            s.describe()
         )?;
     }
     let scored = report
@@ -135,10 +140,12 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .filter(|b| b.score.as_ref().is_some_and(|s| s.minutes.is_some()))
         .count();
+    let n = report.benchmarks.len();
     writeln!(
         out,
-        "{scored} of {} folders scored with training {} rules",
-        report.benchmarks.len(),
+        "{scored} of {n} {} scored with {} {} rules",
+        if n == 1 { "folder" } else { "folders" },
+        report.usage,
         report.ruleset
     )
 }

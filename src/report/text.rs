@@ -1,11 +1,14 @@
-//! `--format text`: one line per finding, `path:line: severity[CODE] message`,
-//! then a one-line summary. Colour only when asked for.
+//! `--format text`: findings about no benchmark folder first; then each
+//! benchmark folder, its verdict first (`PASS path [division]`), a line of
+//! what its runs gave (score, RCP, spread), and its findings, errors before
+//! warnings before notes, paths relative to the folder; then a one-line
+//! summary. Colour only when asked for.
 
 use super::escape::text as esc;
 use super::{BenchmarkReport, PackageSummary, Report};
 use crate::aggregate::package::Verdict as FolderVerdict;
 use crate::check::rules::Verdict;
-use crate::finding::Severity;
+use crate::finding::{Finding, Severity};
 use std::io::{self, Write};
 
 pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<()> {
@@ -16,11 +19,35 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
             s.to_string()
         }
     };
-    for f in &report.findings {
+    // Findings about no benchmark folder (system descriptions, the package
+    // root, logs named alone) first, most severe first; then each folder,
+    // its verdict first, then its findings.
+    let (loose, _) = split_findings(report);
+    for f in &loose {
         writeln!(out, "{}", finding_line(f, &paint))?;
     }
+    if !loose.is_empty() && !report.benchmarks.is_empty() {
+        writeln!(out)?;
+    }
     for b in &report.benchmarks {
-        writeln!(out, "{}", benchmark_line(b, &paint))?;
+        let mut mine: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| b.covers(&f.path))
+            .collect();
+        mine.sort_by(|x, y| {
+            y.severity
+                .cmp(&x.severity)
+                .then(x.sort_key().cmp(&y.sort_key()))
+        });
+        writeln!(out, "{}", benchmark_line(b, &mine, &paint))?;
+        if let Some(details) = benchmark_details(b) {
+            writeln!(out, "  {details}")?;
+        }
+        for f in mine {
+            writeln!(out, "  {}", folder_finding_line(f, &b.path, &paint))?;
+        }
+        writeln!(out)?;
     }
     // A round (several packages): one line per package, then the totals.
     if report.packages.len() > 1 {
@@ -133,43 +160,116 @@ fn package_line(p: &PackageSummary, paint: &dyn Fn(&str, &str) -> String) -> Str
     )
 }
 
-/// `PASS  path  closed  10 runs, 1 failed  RCP pass x1.0123  score 5.43 min  cv 3.1%`
-fn benchmark_line(b: &BenchmarkReport, paint: &dyn Fn(&str, &str) -> String) -> String {
+/// The findings about no benchmark folder of the report, most severe
+/// first, then in path order; and those about a folder.
+fn split_findings(report: &Report) -> (Vec<&Finding>, Vec<&Finding>) {
+    let (mut loose, foldered): (Vec<&Finding>, Vec<&Finding>) = report
+        .findings
+        .iter()
+        .partition(|f| !report.benchmarks.iter().any(|b| b.covers(&f.path)));
+    loose.sort_by(|x, y| {
+        y.severity
+            .cmp(&x.severity)
+            .then(x.sort_key().cmp(&y.sort_key()))
+    });
+    (loose, foldered)
+}
+
+/// `PASS NVIDIA/results/sys/bert [closed]`: the verdict first.
+fn benchmark_line(
+    b: &BenchmarkReport,
+    findings: &[&Finding],
+    paint: &dyn Fn(&str, &str) -> String,
+) -> String {
     let verdict = match b.verdict {
         FolderVerdict::Pass => paint("PASS", "32"),
         FolderVerdict::Fail => paint("FAIL", "31"),
         FolderVerdict::Skipped => paint("SKIP", "33"),
     };
-    let mut parts = vec![format!(
-        "{} runs, {} non-compliant",
-        b.logs,
-        b.non_compliant.len()
-    )];
+    let n = |sev: Severity| findings.iter().filter(|f| f.severity == sev).count();
+    let counts = match (n(Severity::Error), n(Severity::Warning)) {
+        (0, 0) => String::new(),
+        (e, 0) => format!(": {}", plural(e, "error", "errors")),
+        (0, w) => format!(": {}", plural(w, "warning", "warnings")),
+        (e, w) => format!(
+            ": {}, {}",
+            plural(e, "error", "errors"),
+            plural(w, "warning", "warnings")
+        ),
+    };
+    format!(
+        "{verdict} {} [{}]{counts}",
+        esc(&b.path),
+        esc(b.division.as_deref().unwrap_or("division unknown")),
+    )
+}
+
+/// `score 5.086 min (5 runs read: 3 counted, ...); RCP pass (RCP found,
+/// normalisation factor 1.0595); 1 non-compliant run (result_1); cv 2.1%`
+fn benchmark_details(b: &BenchmarkReport) -> Option<String> {
+    let mut parts = Vec::new();
+    match &b.score {
+        Some(s) => match s.minutes {
+            Some(m) => parts.push(format!("score {m:.3} min ({})", s.describe())),
+            None => parts.push(format!("no score ({})", s.describe())),
+        },
+        None => parts.push(plural(b.logs, "run", "runs")),
+    }
     if let Some(r) = &b.rcp {
         let v = serde_json::to_value(r.verdict)
             .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
+            .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
             .unwrap_or_default();
         match r.norm_factor {
-            Some(f) => parts.push(format!("RCP {v} ({}), x{f:.4}", esc(&r.message))),
+            Some(f) => parts.push(format!(
+                "RCP {v} ({}, normalisation factor {f:.4})",
+                esc(&r.message)
+            )),
             None => parts.push(format!("RCP {v} ({})", esc(&r.message))),
         }
     }
-    if let Some(s) = &b.score {
-        match s.minutes {
-            Some(m) => parts.push(format!("score {m:.3} min")),
-            None => parts.push("no score".to_string()),
-        }
+    if !b.non_compliant.is_empty() {
+        parts.push(format!(
+            "{} ({})",
+            plural(
+                b.non_compliant.len(),
+                "non-compliant run",
+                "non-compliant runs"
+            ),
+            esc(&crate::discover::paths::name_list(&b.non_compliant))
+        ));
     }
     if let Some(cv) = b.stats.as_ref().and_then(|s| s.cv) {
         parts.push(format!("cv {:.1}%", cv * 100.0));
     }
-    format!(
-        "{verdict} {} [{}] {}",
-        esc(&b.path),
-        esc(b.division.as_deref().unwrap_or("division unknown")),
-        parts.join("; ")
-    )
+    if b.score.is_none() && b.rcp.is_none() && b.verdict == FolderVerdict::Skipped {
+        return None;
+    }
+    Some(parts.join("; "))
+}
+
+/// A finding under its folder's line: the path relative to the folder
+/// (`result_1.txt:16: error[BMK004] ...`), nothing for the folder itself.
+fn folder_finding_line(f: &Finding, folder: &str, paint: &dyn Fn(&str, &str) -> String) -> String {
+    let rel = f
+        .path
+        .strip_prefix(folder)
+        .map(|r| r.trim_start_matches('/'))
+        .unwrap_or(&f.path);
+    let place = match (rel.is_empty(), f.line) {
+        (true, _) => String::new(),
+        (false, Some(l)) => format!("{}:{l}: ", esc(rel)),
+        (false, None) => format!("{}: ", esc(rel)),
+    };
+    format!("{place}{} {}", severity_tag(f, paint), esc(&f.message))
+}
+
+fn severity_tag(f: &Finding, paint: &dyn Fn(&str, &str) -> String) -> String {
+    match f.severity {
+        Severity::Error => paint(&format!("error[{}]", f.code), "1;31"),
+        Severity::Warning => paint(&format!("warning[{}]", f.code), "1;33"),
+        Severity::Note => paint(&format!("note[{}]", f.code), "1;36"),
+    }
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -182,11 +282,7 @@ pub fn finding_line(f: &crate::finding::Finding, paint: &dyn Fn(&str, &str) -> S
         Some(l) => format!("{}:{l}", esc(&f.path)),
         None => esc(&f.path).into_owned(),
     };
-    let sev = match f.severity {
-        Severity::Error => paint(&format!("error[{}]", f.code), "1;31"),
-        Severity::Warning => paint(&format!("warning[{}]", f.code), "1;33"),
-        Severity::Note => paint(&format!("note[{}]", f.code), "1;36"),
-    };
+    let sev = severity_tag(f, paint);
     format!("{place}: {sev} {}", esc(&f.message))
 }
 

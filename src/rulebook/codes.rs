@@ -37,6 +37,10 @@ pub struct CodeDoc {
     /// not (a quirk of theirs it does not share): `official_verdict` fails.
     #[serde(default)]
     pub official_fail: bool,
+    /// The registry file that documents the code (`rules/codes/run.yaml`),
+    /// for links (SARIF `helpUri`).
+    #[serde(skip)]
+    pub file: String,
 }
 
 /// All documented codes, sorted by code.
@@ -61,7 +65,8 @@ impl CodeRegistry {
             let rel = format!("codes/{name}");
             let invalid = |message: String| DataError::new(source, &rel, message);
             let entries: IndexMap<String, CodeDoc> = load_yaml(source, &rel)?.unwrap_or_default();
-            for (code, doc) in entries {
+            for (code, mut doc) in entries {
+                doc.file = format!("rules/codes/{name}");
                 if crate::finding::Severity::parse(&doc.severity).is_none() {
                     return Err(invalid(format!(
                         "code {code}: severity must be error, warning or note, not '{}'",

@@ -307,10 +307,10 @@ pub fn check_package_with(
                     code::PKG004,
                     &b.path,
                     format!(
-                        "'{}' is not a benchmark of {}{hint}; its {} log(s) are not checked (the official package_checker skips the folder with a warning)",
+                        "'{}' is not a benchmark of {}{hint}; its {} not checked (the official package_checker skips the folder with a warning)",
                         b.benchmark,
                         rules.ruleset,
-                        b.result_logs.len()
+                        if b.result_logs.len() == 1 { "1 log is".to_string() } else { format!("{} logs are", b.result_logs.len()) }
                     ),
                 )
                 .with_help(format!(
@@ -353,8 +353,10 @@ pub fn check_package_with(
             .collect();
         if n != bm_rule.result_files {
             let mut msg = format!(
-                "{n} result_*.txt file(s), {} expected for {}",
-                bm_rule.result_files, b.benchmark
+                "{n} result_*.txt {}, {} expected for {}",
+                if n == 1 { "file" } else { "files" },
+                bm_rule.result_files,
+                b.benchmark
             );
             let lookalikes: Vec<&str> = odd
                 .iter()
@@ -372,35 +374,7 @@ pub fn check_package_with(
                     .with_help("submit exactly the required number of runs, named result_<i>.txt"),
             );
         }
-        let params_count = usize::from(b.params.is_some());
-        if b.entry_count() > n + params_count {
-            out.push(
-                Finding::of(
-                    code::PKG002,
-                    &b.path,
-                    format!(
-                        "{} entries, but {} do not follow the result_*.txt naming: {}",
-                        b.entry_count(),
-                        odd.len(),
-                        crate::discover::paths::name_list(odd.iter())
-                    ),
-                )
-                .with_help("rename logs to result_<i>.txt; other files are ignored"),
-            );
-        }
-        if n < b.entry_count() {
-            out.push(
-                Finding::of(
-                    code::PKG003,
-                    &b.path,
-                    format!(
-                        "unknown files in result directory: {}",
-                        crate::discover::paths::name_list(&b.other_entries)
-                    ),
-                )
-                .with_help("a result folder holds result_<i>.txt logs; scaling.json, power/ and package_checker_params are expected extras"),
-            );
-        }
+        out.extend(unknown_entries(b, n));
 
         // Non-compliant runs: log verdicts, unreadable logs, power data.
         let mut bad: BTreeSet<String> = BTreeSet::new();
@@ -447,8 +421,12 @@ pub fn check_package_with(
                     code::PKG006,
                     &b.path,
                     format!(
-                        "{} run(s) do not comply ({}), accepted under olympic scoring (at most {tolerance})",
-                        bad.len(),
+                        "{} ({}), accepted under olympic scoring (at most {tolerance})",
+                        if bad.len() == 1 {
+                            "1 run does not comply".to_string()
+                        } else {
+                            format!("{} runs do not comply", bad.len())
+                        },
                         crate::discover::paths::name_list(bad.iter())
                     ),
                 )
@@ -516,4 +494,83 @@ pub fn count_codes(findings: &[Finding]) -> BTreeMap<String, usize> {
         *m.entry(f.code.clone()).or_insert(0) += 1;
     }
     m
+}
+
+/// Entries of a result folder the official tools write or read themselves:
+/// `scaling.json` (the RCP checker writes it), `power/` (power results),
+/// `package_checker_params` (bypass flags).
+const EXPECTED_EXTRAS: &[&str] = &["scaling.json", "power", crate::discover::walk::PARAMS_FILE];
+
+/// The entries of a result folder besides its `result_*.txt` logs, one
+/// finding per kind of problem: PKG002 for entries that look like
+/// misnamed logs, PKG003 for other unknown files, and a PKG040 note when
+/// the only extras are the expected ones. The official package_checker
+/// warns "Detected N total files ..." and "Unknown files in result
+/// directory" for any extra (scaling.json included); those texts are kept
+/// in the first finding's `official` field, so every official warning is
+/// accounted for once.
+fn unknown_entries(b: &BenchmarkDir, n: usize) -> Vec<Finding> {
+    let mut official = Vec::new();
+    let params_count = usize::from(b.params.is_some());
+    if b.entry_count() > n + params_count {
+        official.push(format!(
+            "Detected {} total files in directory {}, but some do not conform to naming convention, should you rename them to result_*.txt ?",
+            b.entry_count(),
+            b.path
+        ));
+    }
+    if n < b.entry_count() {
+        official.push(format!("Unknown files in result directory: {}", b.path));
+    }
+    if official.is_empty() {
+        return Vec::new();
+    }
+    let (extras, odd): (Vec<&String>, Vec<&String>) = b
+        .other_entries
+        .iter()
+        .partition(|e| EXPECTED_EXTRAS.contains(&e.as_str()));
+    let (misnamed, unknown): (Vec<&String>, Vec<&String>) = odd
+        .into_iter()
+        .partition(|s| s.contains("result") || s.ends_with(".txt") || s.ends_with(".log"));
+    let names = |v: &[&String]| crate::discover::paths::name_list(v.iter());
+    let mut out = Vec::new();
+    if !misnamed.is_empty() {
+        out.push(
+            Finding::of(
+                code::PKG002,
+                &b.path,
+                format!(
+                    "{} not named result_<i>.txt: {}",
+                    if misnamed.len() == 1 {
+                        "1 file looks like a log but is"
+                    } else {
+                        "files look like logs but are"
+                    },
+                    names(&misnamed)
+                ),
+            )
+            .with_help("rename logs to result_<i>.txt; the checks read only result_*.txt"),
+        );
+    }
+    if !unknown.is_empty() {
+        out.push(
+            Finding::of(
+                code::PKG003,
+                &b.path,
+                format!("unknown {} in the result folder: {}", if unknown.len() == 1 { "file" } else { "files" }, names(&unknown)),
+            )
+            .with_help("a result folder holds result_<i>.txt logs and the expected extras (scaling.json, power/, package_checker_params); remove other files"),
+        );
+    }
+    if out.is_empty() {
+        out.push(Finding::of(
+            code::PKG040,
+            &b.path,
+            format!("expected extras, not checked as logs: {}", names(&extras)),
+        ));
+    }
+    if let Some(first) = out.first_mut() {
+        first.official = official;
+    }
+    out
 }

@@ -15,6 +15,46 @@ pub struct Score {
     /// Runs dropped: not compliant, or without run_start/run_stop.
     pub runs_failed: usize,
     pub scaling_factor: f64,
+    /// Runs read (result logs of the folder): `runs_used + runs_failed`.
+    pub runs_read: usize,
+    /// Runs the olympic mean is taken over (0 when there is no score).
+    pub runs_counted: usize,
+    /// Fastest runs the olympic mean drops.
+    pub runs_dropped_fastest: usize,
+    /// Slowest runs the olympic mean drops (failed runs take the place of
+    /// the slowest, so this is what trimming leaves after them).
+    pub runs_dropped_slowest: usize,
+}
+
+impl Score {
+    /// `5 runs read: 3 counted, 2 dropped (fastest, slowest), 0 failed`,
+    /// the same words in every format.
+    pub fn describe(&self) -> String {
+        let runs = if self.runs_read == 1 { "run" } else { "runs" };
+        let dropped = self.runs_dropped_fastest + self.runs_dropped_slowest;
+        let which = match (self.runs_dropped_fastest, self.runs_dropped_slowest) {
+            (0, 0) => String::new(),
+            (_, 0) => " (fastest)".to_string(),
+            (0, _) => " (slowest)".to_string(),
+            (f, s) if f == 1 && s == 1 => " (fastest, slowest)".to_string(),
+            (f, s) => format!(" ({f} fastest, {s} slowest)"),
+        };
+        let failed = if self.runs_failed > 0 {
+            " (counted as the slowest)"
+        } else {
+            ""
+        };
+        if self.minutes.is_none() {
+            return format!(
+                "{} {runs} read: none counted (no score), {} failed",
+                self.runs_read, self.runs_failed
+            );
+        }
+        format!(
+            "{} {runs} read: {} counted, {dropped} dropped{which}, {} failed{failed}",
+            self.runs_read, self.runs_counted, self.runs_failed
+        )
+    }
 }
 
 /// `_compute_strong_score_standalone`: every run whose log is compliant
@@ -42,11 +82,22 @@ pub fn olympic_score(
     } else {
         olympic_average(&mut scores, dropped, trim).map(|avg| avg * scaling_factor)
     };
+    let (counted, fastest, slowest) = match minutes {
+        Some(_) => {
+            let (start, end) = kept_window(scores.len(), dropped, trim);
+            (end - start, start, scores.len() - end)
+        }
+        None => (0, 0, 0),
+    };
     Score {
         minutes,
         runs_used: scores.len(),
         runs_failed: dropped,
         scaling_factor,
+        runs_read: runs.len(),
+        runs_counted: counted,
+        runs_dropped_fastest: fastest,
+        runs_dropped_slowest: slowest,
     }
 }
 
@@ -172,6 +223,31 @@ mod tests {
             content_hash: 0,
             findings: vec![],
         }
+    }
+
+    #[test]
+    fn the_score_says_what_it_did_with_each_run() {
+        let runs: Vec<RunInfo> = [3.0, 1.0, 5.0, 2.0, 4.0]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| run(&format!("r{i}"), Some(*m)))
+            .collect();
+        let s = olympic_score(&runs, &[true; 5], 1, 1.0);
+        assert_eq!((s.runs_read, s.runs_counted), (5, 3));
+        assert_eq!(
+            s.describe(),
+            "5 runs read: 3 counted, 2 dropped (fastest, slowest), 0 failed"
+        );
+        let s = olympic_score(&runs, &[true, true, false, true, true], 1, 1.0);
+        assert_eq!(
+            s.describe(),
+            "5 runs read: 3 counted, 1 dropped (fastest), 1 failed (counted as the slowest)"
+        );
+        let s = olympic_score(&runs, &[false, true, false, true, true], 1, 1.0);
+        assert_eq!(
+            s.describe(),
+            "5 runs read: none counted (no score), 2 failed"
+        );
     }
 
     #[test]

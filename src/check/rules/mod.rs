@@ -7,6 +7,7 @@ pub mod engine;
 pub mod expr;
 pub mod load;
 pub mod pack;
+pub mod plain;
 mod tally;
 mod walk;
 pub mod watchdog;

@@ -598,11 +598,17 @@ impl<'r> Inst<'r> {
                 if sn.count > 0 && sn.satisfied == 0 {
                     let last = match (&sn.last_value, sn.last_line) {
                         (Some(v), Some(l)) => {
-                            format!(" (last logged value {} at line {l})", short(v))
+                            format!("; last logged {} at line {l}", short(v))
                         }
                         _ => String::new(),
                     };
-                    let msg = format!("no '{}' satisfies `{src}`{last}", rule.key);
+                    let msg = match super::plain::expected(src) {
+                        Some(want) => format!(
+                            "no '{}' reached the expected value: expected {want}{last}",
+                            rule.key
+                        ),
+                        None => format!("no '{}' satisfies `{src}`{last}", rule.key),
+                    };
                     let f = Self::rule_finding(display, rule, rule.severity, None, msg);
                     self.push(None, f);
                 }
@@ -751,7 +757,12 @@ impl<'r> Inst<'r> {
             let msg = match outcome {
                 Ok(_) => {
                     let value = ev.v.get_attr("value").unwrap_or_default();
-                    format!("'{}' = {} fails `{src}`", ev.key(), short(&value))
+                    match super::plain::expected(src) {
+                        Some(want) => {
+                            format!("'{}' logged {}, expected {want}", ev.key(), short(&value))
+                        }
+                        None => format!("'{}' = {} fails `{src}`", ev.key(), short(&value)),
+                    }
                 }
                 Err(err) => format!(
                     "check on '{}' could not be evaluated: `{src}`: {}",
