@@ -217,6 +217,31 @@ pub fn round_folder(usage: &str, path: &Path) -> Option<(String, String)> {
     None
 }
 
+/// The usage the round folders of `paths` name (`hpc-v3.0` or
+/// `hpc_results_v3.0`: `hpc`; `training_results_v5.0`: `training`), when
+/// they name exactly one; a bare `v5.0` names none.
+pub fn usage_of_paths(paths: &[PathBuf]) -> Option<&'static str> {
+    let mut found: BTreeSet<&'static str> = BTreeSet::new();
+    for p in paths {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let usages = ["hpc", "training", "inference"];
+        // The deepest round folder of any usage, and the usage it names.
+        let deepest = abs.components().rev().find_map(|c| {
+            let name = c.as_os_str().to_string_lossy().to_ascii_lowercase();
+            let alone = Path::new("/").join(&name);
+            usages
+                .iter()
+                .any(|u| round_folder(u, &alone).is_some())
+                .then(|| usages.into_iter().find(|u| name.starts_with(u)))
+        });
+        found.extend(deepest.flatten());
+    }
+    match found.len() {
+        1 => found.into_iter().next(),
+        _ => None,
+    }
+}
+
 /// The benchmark names a path holds: its benchmark folders' names (a
 /// package, a round folder of packages, a `results/<system>` folder, a
 /// benchmark folder) or, for a
