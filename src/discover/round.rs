@@ -275,14 +275,28 @@ pub fn system_folder_benchmarks(path: &Path) -> Option<Vec<String>> {
     if !is_system_folder(path) {
         return None;
     }
-    let mut names: Vec<String> = std::fs::read_dir(path)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.'))
-        .collect();
+    let sub_folders = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .filter(|e| e.path().is_dir())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut names = Vec::new();
+    for n in sub_folders(path) {
+        // HPC: the benchmarks sit one level deeper, in strong/ and weak/.
+        if crate::discover::tree::SCALING_FOLDERS.contains(&n.as_str()) {
+            names.extend(sub_folders(&path.join(&n)));
+        } else {
+            names.push(n);
+        }
+    }
     names.sort();
+    names.dedup();
     Some(names)
 }
 
@@ -327,6 +341,19 @@ fn logged_benchmark(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_from_round_folders() {
+        let u = |ps: &[&str]| usage_of_paths(&ps.iter().map(PathBuf::from).collect::<Vec<_>>());
+        assert_eq!(u(&["/c/hpc-v3.0/NVIDIA"]), Some("hpc"));
+        assert_eq!(u(&["/c/hpc_results_v1.0/ANL/results"]), Some("hpc"));
+        assert_eq!(u(&["/c/training_results_v5.0/NVIDIA"]), Some("training"));
+        // A bare round folder names no usage; the deepest round folder counts.
+        assert_eq!(u(&["/c/v5.0/NVIDIA"]), None);
+        assert_eq!(u(&["/hpc-v3.0/x/v5.0/NVIDIA"]), None);
+        assert_eq!(u(&["/c/hpc-v3.0/A", "/c/training_results_v5.0/B"]), None);
+        assert_eq!(u(&["/c/NVIDIA"]), None);
+    }
 
     #[test]
     fn round_folders() {

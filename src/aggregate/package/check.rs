@@ -301,13 +301,14 @@ pub fn check_package_with(
         };
         if rules.scaling_folders && b.scaling.is_none() {
             // HPC: the official checker reads this folder as a scaling
-            // folder and stops on its assertion.
+            // folder and checks only its sub-folders (none: nothing checked,
+            // a pass; some: an AssertionError). An `extra` error here.
             out.push(
                 Finding::of(
                     code::PKG031,
                     &b.path,
                     format!(
-                        "'{}' sits directly in results/{}/; {} results go to results/{}/strong/{} or weak/{} (the official package_checker crashes here: AssertionError)",
+                        "'{}' sits directly in results/{}/; {} results go to results/{}/strong/{} or weak/{}; its logs are not checked (the official package_checker takes it for a scaling folder and checks nothing in it)",
                         b.benchmark, b.system, rules.ruleset, b.system, b.benchmark, b.benchmark
                     ),
                 )
