@@ -144,9 +144,19 @@ fn classify(top: &Path, parts: &[&str]) -> Option<Touch> {
     // `results/<sys>/<bm>/<file…>` or `results/<sys>/<file>` anywhere in the path.
     for i in 0..n {
         let package = parts[..i].join("/");
+        // HPC: `results/<sys>/<strong|weak>/<bm>/<file…>`.
+        let scaling = i + 2 < n && crate::discover::tree::SCALING_FOLDERS.contains(&parts[i + 2]);
         match parts[i] {
-            "results" if i + 3 < n => {
+            "results" if scaling && i + 4 < n => {
+                return Some(Touch::Folder(parts[..i + 4].join("/")));
+            }
+            "results" if i + 3 < n && !scaling => {
                 return Some(Touch::Folder(parts[..i + 3].join("/")));
+            }
+            "results" if scaling => {
+                // A file directly in results/<sys>/<scaling>/: the system.
+                let system = parts[i + 1].to_string();
+                return Some(Touch::System { package, system });
             }
             "results" if i + 3 == n => {
                 // A file directly in results/<sys>/, or a folder that was
@@ -186,14 +196,10 @@ fn has_non_utf8_name(dir: &Path) -> bool {
 /// The benchmark folders of `system` in `package` (on disk now), sorted.
 fn system_folders(top: &Path, package: &str, system: &str) -> Vec<String> {
     let rel = join(&join(package, "results"), system);
-    let Ok(rd) = std::fs::read_dir(top.join(&rel)) else {
-        return Vec::new();
-    };
-    let mut out: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| !name.starts_with('.'))
+    // HPC systems list strong/<bm> and weak/<bm>.
+    let mut out: Vec<String> = crate::discover::round::system_folder_benchmarks(&top.join(&rel))
+        .unwrap_or_default()
+        .into_iter()
         .map(|name| join(&rel, &name))
         .collect();
     out.sort();
@@ -240,6 +246,28 @@ mod tests {
 
     fn set(v: &[&str]) -> BTreeSet<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_hpc_log_touches_its_scaling_folder() {
+        let d = tree();
+        for p in [
+            "H/results/s/strong/deepcam",
+            "H/results/s/weak/oc20",
+            "H/systems",
+        ] {
+            fs::create_dir_all(d.path().join(p)).unwrap();
+        }
+        let t = targets(
+            d.path(),
+            &["H/results/s/weak/oc20/result_0.txt".to_string()],
+        );
+        assert_eq!(t.folders, set(&["H/results/s/weak/oc20"]));
+        let t = targets(d.path(), &["H/systems/s.json".to_string()]);
+        assert_eq!(
+            t.folders,
+            set(&["H/results/s/strong/deepcam", "H/results/s/weak/oc20"])
+        );
     }
 
     #[test]

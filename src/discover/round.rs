@@ -254,7 +254,11 @@ fn benchmark_names(path: &Path) -> Vec<String> {
         return Vec::new();
     }
     if let Some(folders) = system_folder_benchmarks(path) {
-        return folders;
+        // The benchmark is the last component (`strong/deepcam`: deepcam).
+        return folders
+            .iter()
+            .map(|f| f.rsplit('/').next().unwrap_or(f).to_string())
+            .collect();
     }
     if let Some(packages) = crate::discover::scope::round_packages(path) {
         return packages.iter().flat_map(|p| benchmark_names(p)).collect();
@@ -270,7 +274,8 @@ fn benchmark_names(path: &Path) -> Vec<String> {
 }
 
 /// For a `results/<system>` folder (its parent is named `results`, it is
-/// not itself a package or a benchmark folder): its sub-folder names.
+/// not itself a package or a benchmark folder): its benchmark folders,
+/// relative to it (`bert`; HPC `strong/deepcam`).
 pub fn system_folder_benchmarks(path: &Path) -> Option<Vec<String>> {
     if !is_system_folder(path) {
         return None;
@@ -290,7 +295,11 @@ pub fn system_folder_benchmarks(path: &Path) -> Option<Vec<String>> {
     for n in sub_folders(path) {
         // HPC: the benchmarks sit one level deeper, in strong/ and weak/.
         if crate::discover::tree::SCALING_FOLDERS.contains(&n.as_str()) {
-            names.extend(sub_folders(&path.join(&n)));
+            names.extend(
+                sub_folders(&path.join(&n))
+                    .into_iter()
+                    .map(|b| format!("{n}/{b}")),
+            );
         } else {
             names.push(n);
         }
