@@ -154,8 +154,18 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
         for b in j["benchmarks"].as_array().into_iter().flatten() {
             let path = b["path"].as_str().unwrap_or_default();
             let parts: Vec<&str> = path.split('/').collect();
-            if let [sub, "results", sys, bm] = parts.as_slice() {
-                folders.insert((r.round.clone(), format!("{sub}/{sys}/{bm}")), b.clone());
+            match parts.as_slice() {
+                [sub, "results", sys, bm] => {
+                    folders.insert((r.round.clone(), format!("{sub}/{sys}/{bm}")), b.clone());
+                }
+                // HPC: results/<system>/<strong|weak>/<bm>.
+                [sub, "results", sys, scaling, bm] => {
+                    folders.insert(
+                        (r.round.clone(), format!("{sub}/{sys}/{scaling}/{bm}")),
+                        b.clone(),
+                    );
+                }
+                _ => {}
             }
         }
     }
@@ -272,6 +282,34 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
             stale_scaling += 1;
         } else {
             bad.push(format!("{k:?}: score want {want}, got {got}"));
+        }
+    }
+
+    // HPC weak-scaling scores: time to train all models, their number and scale.
+    let mut weak_cov = Coverage::new("cli_check");
+    let weak_rows: Vec<_> = tsv(&corpus.join("expected/scores_weak.tsv"))
+        .into_iter()
+        .filter(|r| weak_cov.covers(&r["round"]))
+        .collect();
+    weak_cov.report("weak score rows");
+    for r in &weak_rows {
+        let system = r["details_url_system"].trim_end_matches(".json");
+        let k = (
+            r["round"].clone(),
+            format!("{}/{system}/{}", r["submitter"], r["benchmark"]),
+        );
+        let w = folders.get(&k).map(|b| &b["weak_score"]);
+        let want = |col: &str| r[col].parse::<f64>().unwrap_or(f64::NAN);
+        let ok = w.is_some_and(|w| {
+            close(
+                w["time_to_train_all"].as_f64().unwrap_or(f64::NAN),
+                want("time_to_train_all"),
+                1e-9,
+            ) && w["number_of_models"].as_f64() == Some(want("number_of_models"))
+                && w["instance_scale"].as_f64() == Some(want("instance_scale"))
+        });
+        if !ok {
+            bad.push(format!("{k:?}: weak score want {r:?}, got {w:?}"));
         }
     }
 

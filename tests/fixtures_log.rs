@@ -1,6 +1,6 @@
 //! Synthetic MLLOG fixtures: one pass/fail pair per finding code under
 //! `tests/fixtures/log/<CODE>/`, and parity mutations under `parity/`.
-//! Each file names its ruleset (`# ruleset X`) and the official checker's
+//! Each file names its ruleset (`# ruleset X`, or `# ruleset hpc X`) and the official checker's
 //! verdict (`# official: PASS|FAIL|CRASH (...)`, written by
 //! `tests/fixtures/record_official.sh`); our verdict must match it, with a
 //! crash counting as a failure. A `<CODE>/fail.txt` must fail with error
@@ -80,8 +80,13 @@ fn fixtures_match_the_official_verdict() {
     let mut rulesets: BTreeMap<String, Ruleset> = BTreeMap::new();
     let mut problems = Vec::new();
     for fx in &all {
+        // `# ruleset hpc 3.0.0` names its usage; a bare version is training.
+        let (usage, version) = fx
+            .ruleset
+            .split_once(' ')
+            .unwrap_or(("training", fx.ruleset.as_str()));
         let rs = rulesets.entry(fx.ruleset.clone()).or_insert_with(|| {
-            Ruleset::load(&RuleSource::Embedded, "training", &fx.ruleset)
+            Ruleset::load(&RuleSource::Embedded, usage, version)
                 .unwrap_or_else(|e| panic!("{}: {e}", fx.name))
         });
         let check = check_file(rs, &fx.path, &fx.name);

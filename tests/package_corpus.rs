@@ -77,7 +77,14 @@ fn corpus_packages_get_the_official_verdict_and_warnings() {
             .iter()
             .any(|f| f.severity == Severity::Error && !codes.is_extra(&f.code));
         let got = if official_fail { "fail" } else { "pass" };
-        if got != want.as_str() {
+        // HPC: a package whose only official errors are RCP failures (hpc-v3.0
+        // NVIDIA) fails on the RCP test, which the package checks alone do not
+        // run; tests/stats_corpus.rs and tests/cli_check.rs check it.
+        let rcp_only = usage == "hpc"
+            && row["error_messages_normalised"]
+                .split(" | ")
+                .all(|m| m.starts_with("RCP Test Failed"));
+        if got != want.as_str() && !(got == "pass" && rcp_only) {
             let errors: Vec<_> = report
                 .findings
                 .iter()

@@ -106,12 +106,13 @@ fn round_6_packs_cover_the_official_benchmarks() {
 fn codes_are_documented_and_used() {
     let registry = CodeRegistry::load(&RuleSource::Embedded).expect("codes load");
     let mut used = BTreeSet::new();
-    for v in versions_on_disk() {
-        let rs = Ruleset::load(&RuleSource::Embedded, "training", &v).unwrap();
+    // Every usage's rulesets (training, hpc).
+    for (u, v) in mlaudit::check::rules::available_rulesets(&RuleSource::Embedded) {
+        let rs = Ruleset::load(&RuleSource::Embedded, &u, &v).unwrap();
         for code in used_codes(&rs) {
             assert!(
                 registry.get(&code).is_some(),
-                "training {v} uses undocumented code {code}"
+                "{u} {v} uses undocumented code {code}"
             );
             used.insert(code);
         }

@@ -80,17 +80,30 @@ fn load() -> Option<&'static Corpus> {
                         })
                     })
                     .collect();
+                let (usage, version) = round_ruleset(&k.0);
+                // HPC weak/<bm>: scored by weak_score, at least the strong count of models.
+                let weak_scaling = k.3.strip_prefix("weak/").map(|bm| {
+                    mlaudit::aggregate::package::PackageRules::load(
+                        &RuleSource::Embedded,
+                        usage,
+                        &version,
+                    )
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .benchmarks[bm]
+                        .result_files
+                });
                 let opts = Options {
                     rcp_bypass: std::fs::read_to_string(dir.join("package_checker_params"))
                         .is_ok_and(|t| stats::params_file_requests_bypass(&t)),
+                    weak_scaling,
                     ..Options::default()
                 };
-                let (usage, version) = round_ruleset(&k.0);
-                assert_eq!(usage, "training", "stats::check_folder knows training only");
-                let cfg = configs.entry(version.clone()).or_insert_with(|| {
-                    StatsConfig::load(&RuleSource::Embedded, &version)
-                        .unwrap_or_else(|e| panic!("{e}"))
-                });
+                let cfg = configs
+                    .entry(format!("{usage} {version}"))
+                    .or_insert_with(|| {
+                        StatsConfig::load(&RuleSource::Embedded, usage, &version)
+                            .unwrap_or_else(|e| panic!("{e}"))
+                    });
                 let rep = stats::check_folder(cfg, &dir, &compliant, &opts)
                     .unwrap_or_else(|e| panic!("{e}"));
                 reports.insert(k, rep);
@@ -246,6 +259,49 @@ fn scores_match_result_summarizer() {
         bad.len()
     ));
     assert!(scored > 0);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// HPC weak-scaling folders: time to train all models, their number and
+/// instance scale, as the summarizer's weak-scaling table gives them.
+#[test]
+fn weak_scores_match_result_summarizer() {
+    let Some(c) = load() else { return };
+    let mut coverage = Coverage::new("stats_corpus");
+    let rows: Vec<_> = tsv(&c.root.join("expected/scores_weak.tsv"))
+        .into_iter()
+        .filter(|r| coverage.covers(&r["round"]))
+        .collect();
+    coverage.report("weak score rows");
+    let mut bad = Vec::new();
+    for r in &rows {
+        let mut k = key(r, "system_name");
+        k.2 = r["details_url_system"]
+            .trim_end_matches(".json")
+            .to_string();
+        let Some(w) = c.reports.get(&k).and_then(|rep| rep.weak.as_ref()) else {
+            bad.push(format!("{k:?}: no weak score"));
+            continue;
+        };
+        let want = |col: &str| r[col].parse::<f64>().unwrap_or(f64::NAN);
+        let ok = close(
+            w.time_to_train_all.unwrap_or(f64::NAN),
+            want("time_to_train_all"),
+            1e-9,
+        ) && w.number_of_models as f64 == want("number_of_models")
+            && w.instance_scale.map(|s| s as f64) == Some(want("instance_scale"));
+        if !ok {
+            bad.push(format!(
+                "{k:?}: want {} {} {}, got {w:?}",
+                r["time_to_train_all"], r["number_of_models"], r["instance_scale"]
+            ));
+        }
+    }
+    common::say(&format!(
+        "stats_corpus: weak score rows: {} checked, {} differ",
+        rows.len(),
+        bad.len()
+    ));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

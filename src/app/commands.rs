@@ -79,7 +79,7 @@ fn log(
     files: &[std::path::PathBuf],
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
-    let settings = crate::app::settings::resolve(usage, version, output.format)?;
+    let mut settings = crate::app::settings::resolve(usage, version, output.format)?;
     let chosen = settings.choose_ruleset(source, version, files)?;
     announce(&settings.usage, &chosen, io)?;
     let (usage, version) = (settings.usage.as_str(), chosen.ruleset.as_str());

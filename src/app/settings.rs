@@ -15,6 +15,9 @@ pub const DEFAULT_USAGE: &str = "training";
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub usage: String,
+    /// Whether the flag or the config named the usage; when neither does,
+    /// a usage round folder in the checked paths (`hpc-v3.0`) names it.
+    pub usage_given: bool,
     /// The flag's or the config's; `None`: neither gives one, and the
     /// command infers the round from what it checks ([`crate::round`]).
     pub ruleset: Option<String>,
@@ -85,6 +88,7 @@ pub fn merge(
         }
     }
     Ok(Settings {
+        usage_given: usage.is_some(),
         usage: usage
             .or(from_config(|c| c.usage.as_ref()))
             .unwrap_or(DEFAULT_USAGE)
@@ -100,8 +104,12 @@ pub fn merge(
 impl Settings {
     /// The ruleset: the flag, else the config's, else the round `paths`
     /// leave no doubt about ([`crate::discover::round::choose`]).
+    ///
+    /// When neither the flag nor the config names the usage, a usage round
+    /// folder in `paths` does (`hpc-v3.0`, `hpc_results_v3.0`: `hpc`), before
+    /// the ruleset is chosen.
     pub fn choose_ruleset(
-        &self,
+        &mut self,
         source: &crate::rulebook::source::RuleSource,
         flag: Option<&str>,
         paths: &[std::path::PathBuf],
@@ -110,6 +118,11 @@ impl Settings {
             (None, Some(c)) => c.ruleset.as_deref().map(|r| (r, c.path.as_path())),
             _ => None,
         };
+        if !self.usage_given {
+            if let Some(u) = crate::discover::round::usage_of_paths(paths) {
+                self.usage = u.to_string();
+            }
+        }
         crate::discover::round::choose(source, &self.usage, flag, config, paths)
     }
 }

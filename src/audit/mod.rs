@@ -70,7 +70,7 @@ impl Rules {
         Ok(Rules {
             compliance: Ruleset::load(source, usage, version)?,
             package: PackageRules::load(source, usage, version)?,
-            stats: StatsConfig::load(source, version)?,
+            stats: StatsConfig::load(source, usage, version)?,
             codes: CodeRegistry::load(source)?,
             policy: match PolicyRules::load(source, usage, version) {
                 Ok(p) => Some(p),
@@ -281,6 +281,10 @@ fn check_tree(
                 rcp_bypass: bv.rcp_bypass,
                 bert_train_samples: opts.bert_train_samples,
                 skip_rcp: !closed,
+                weak_scaling: (bv.scaling.as_deref() == Some("weak"))
+                    .then(|| rules.package.benchmarks.get(&bv.benchmark))
+                    .flatten()
+                    .map(|b| b.result_files),
                 ..stats::Options::default()
             };
             let folder = stats::analyse(&rules.stats, &runs, &compliant, &sopts)?;

@@ -152,12 +152,21 @@ fn classify(top: &Path, parts: &[&OsStr]) -> Option<Touch> {
     // `results/<sys>/<bm>/<file…>` or `results/<sys>/<file>` anywhere in the path.
     for i in 0..n {
         let package = joined(&parts[..i]);
-        if parts[i] == "results" && i + 3 < n {
+        // HPC: `results/<sys>/<strong|weak>/<bm>/<file…>`.
+        let scaling = i + 2 < n
+            && crate::discover::tree::SCALING_FOLDERS
+                .iter()
+                .any(|s| parts[i + 2] == *s);
+        if parts[i] == "results" && scaling && i + 4 < n {
+            return Some(Touch::Folder(joined(&parts[..i + 4])));
+        }
+        if parts[i] == "results" && i + 3 < n && !scaling {
             return Some(Touch::Folder(joined(&parts[..i + 3])));
         }
-        if parts[i] == "results" && i + 3 == n {
-            // A file directly in results/<sys>/, or a folder that was
-            // removed as a whole (then it no longer matters).
+        if parts[i] == "results" && (scaling || i + 3 == n) {
+            // A file directly in results/<sys>/ or results/<sys>/<scaling>/,
+            // or a folder that was removed as a whole (then it no longer
+            // matters): the system.
             let system = parts[i + 1].to_os_string();
             return Some(Touch::System { package, system });
         }
@@ -186,16 +195,29 @@ fn classify(top: &Path, parts: &[&OsStr]) -> Option<Touch> {
 /// The benchmark folders of `system` in `package` (on disk now), sorted.
 fn system_folders(top: &Path, package: &Path, system: &OsStr) -> Vec<PathBuf> {
     let rel = package.join("results").join(system);
-    let Ok(rd) = std::fs::read_dir(top.join(&rel)) else {
-        return Vec::new();
+    let sub_folders = |dir: &Path| -> Vec<OsString> {
+        let Ok(rd) = std::fs::read_dir(top.join(dir)) else {
+            return Vec::new();
+        };
+        rd.filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name())
+            .filter(|name| !name.as_encoded_bytes().starts_with(b"."))
+            .collect()
     };
-    let mut out: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name())
-        .filter(|name| !name.as_encoded_bytes().starts_with(b"."))
-        .map(|name| rel.join(name))
-        .collect();
+    let mut out = Vec::new();
+    for name in sub_folders(&rel) {
+        // HPC systems list strong/<bm> and weak/<bm>.
+        if crate::discover::tree::SCALING_FOLDERS
+            .iter()
+            .any(|s| name == *s)
+        {
+            let scaling = rel.join(&name);
+            out.extend(sub_folders(&scaling).into_iter().map(|b| scaling.join(b)));
+        } else {
+            out.push(rel.join(name));
+        }
+    }
     out.sort();
     out
 }
@@ -227,6 +249,25 @@ mod tests {
 
     fn paths(v: &[&str]) -> Vec<PathBuf> {
         v.iter().map(PathBuf::from).collect()
+    }
+
+    #[test]
+    fn an_hpc_log_touches_its_scaling_folder() {
+        let d = tree();
+        for p in [
+            "H/results/s/strong/deepcam",
+            "H/results/s/weak/oc20",
+            "H/systems",
+        ] {
+            fs::create_dir_all(d.path().join(p)).unwrap();
+        }
+        let t = targets(d.path(), &paths(&["H/results/s/weak/oc20/result_0.txt"]));
+        assert_eq!(t.folders, set(&["H/results/s/weak/oc20"]));
+        let t = targets(d.path(), &paths(&["H/systems/s.json"]));
+        assert_eq!(
+            t.folders,
+            set(&["H/results/s/strong/deepcam", "H/results/s/weak/oc20"])
+        );
     }
 
     #[test]

@@ -217,6 +217,31 @@ pub fn round_folder(usage: &str, path: &Path) -> Option<(String, String)> {
     None
 }
 
+/// The usage the round folders of `paths` name (`hpc-v3.0` or
+/// `hpc_results_v3.0`: `hpc`; `training_results_v5.0`: `training`), when
+/// they name exactly one; a bare `v5.0` names none.
+pub fn usage_of_paths(paths: &[PathBuf]) -> Option<&'static str> {
+    let mut found: BTreeSet<&'static str> = BTreeSet::new();
+    for p in paths {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let usages = ["hpc", "training", "inference"];
+        // The deepest round folder of any usage, and the usage it names.
+        let deepest = abs.components().rev().find_map(|c| {
+            let name = c.as_os_str().to_string_lossy().to_ascii_lowercase();
+            let alone = Path::new("/").join(&name);
+            usages
+                .iter()
+                .any(|u| round_folder(u, &alone).is_some())
+                .then(|| usages.into_iter().find(|u| name.starts_with(u)))
+        });
+        found.extend(deepest.flatten());
+    }
+    match found.len() {
+        1 => found.into_iter().next(),
+        _ => None,
+    }
+}
+
 /// The benchmark names a path holds: its benchmark folders' names (a
 /// package, a round folder of packages, a `results/<system>` folder, a
 /// benchmark folder) or, for a
@@ -229,7 +254,11 @@ fn benchmark_names(path: &Path) -> Vec<String> {
         return Vec::new();
     }
     if let Some(folders) = system_folder_benchmarks(path) {
-        return folders;
+        // The benchmark is the last component (`strong/deepcam`: deepcam).
+        return folders
+            .iter()
+            .map(|f| f.rsplit('/').next().unwrap_or(f).to_string())
+            .collect();
     }
     if let Some(packages) = crate::discover::scope::round_packages(path) {
         return packages.iter().flat_map(|p| benchmark_names(p)).collect();
@@ -245,19 +274,38 @@ fn benchmark_names(path: &Path) -> Vec<String> {
 }
 
 /// For a `results/<system>` folder (its parent is named `results`, it is
-/// not itself a package or a benchmark folder): its sub-folder names.
+/// not itself a package or a benchmark folder): its benchmark folders,
+/// relative to it (`bert`; HPC `strong/deepcam`).
 pub fn system_folder_benchmarks(path: &Path) -> Option<Vec<String>> {
     if !is_system_folder(path) {
         return None;
     }
-    let mut names: Vec<String> = std::fs::read_dir(path)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.'))
-        .collect();
+    let sub_folders = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .filter(|e| e.path().is_dir())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut names = Vec::new();
+    for n in sub_folders(path) {
+        // HPC: the benchmarks sit one level deeper, in strong/ and weak/.
+        if crate::discover::tree::SCALING_FOLDERS.contains(&n.as_str()) {
+            names.extend(
+                sub_folders(&path.join(&n))
+                    .into_iter()
+                    .map(|b| format!("{n}/{b}")),
+            );
+        } else {
+            names.push(n);
+        }
+    }
     names.sort();
+    names.dedup();
     Some(names)
 }
 
@@ -302,6 +350,19 @@ fn logged_benchmark(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_from_round_folders() {
+        let u = |ps: &[&str]| usage_of_paths(&ps.iter().map(PathBuf::from).collect::<Vec<_>>());
+        assert_eq!(u(&["/c/hpc-v3.0/NVIDIA"]), Some("hpc"));
+        assert_eq!(u(&["/c/hpc_results_v1.0/ANL/results"]), Some("hpc"));
+        assert_eq!(u(&["/c/training_results_v5.0/NVIDIA"]), Some("training"));
+        // A bare round folder names no usage; the deepest round folder counts.
+        assert_eq!(u(&["/c/v5.0/NVIDIA"]), None);
+        assert_eq!(u(&["/hpc-v3.0/x/v5.0/NVIDIA"]), None);
+        assert_eq!(u(&["/c/hpc-v3.0/A", "/c/training_results_v5.0/B"]), None);
+        assert_eq!(u(&["/c/NVIDIA"]), None);
+    }
 
     #[test]
     fn round_folders() {

@@ -65,6 +65,10 @@ pub struct BenchmarkDir {
     pub fs: PathBuf,
     pub system: String,
     pub benchmark: String,
+    /// HPC: the scaling folder the benchmark folder sits in (`strong` or
+    /// `weak`: `results/<system>/<scaling>/<benchmark>`); `None` for the
+    /// training layout `results/<system>/<benchmark>`.
+    pub scaling: Option<String>,
     /// Files whose name matches `result_*.txt` (the official glob), sorted.
     pub result_logs: Vec<FileRef>,
     /// Every other visible entry (files and folders, `scaling.json`,
@@ -75,7 +79,24 @@ pub struct BenchmarkDir {
     pub params: Option<ParamsFile>,
 }
 
+/// The HPC scaling folders: `results/<system>/{strong,weak}/<benchmark>`.
+pub const SCALING_FOLDERS: [&str; 2] = ["strong", "weak"];
+
 impl BenchmarkDir {
+    /// The folder's name as the result tables give it: `bert`, or for HPC
+    /// `strong/deepcam`.
+    pub fn label(&self) -> String {
+        match &self.scaling {
+            Some(s) => format!("{s}/{}", self.benchmark),
+            None => self.benchmark.clone(),
+        }
+    }
+
+    /// Whether this is an HPC weak-scaling folder.
+    pub fn is_weak(&self) -> bool {
+        self.scaling.as_deref() == Some("weak")
+    }
+
     /// Visible entries in the folder, as the official `glob('<dir>/*')` counts them.
     pub fn entry_count(&self) -> usize {
         self.result_logs.len() + self.other_entries.len()

@@ -395,8 +395,14 @@ fn walk_results(w: &mut Walker, s: &mut Submission, dir: &Entry) {
         s.result_systems.push(sys.name.clone());
         for bm in w.list(&sys.fs, &sys.path) {
             match bm.kind {
+                // HPC: results/<system>/{strong,weak}/<benchmark>.
+                Kind::Dir if SCALING_FOLDERS.contains(&bm.name.as_str()) => {
+                    walk_scaling(w, s, &sys.name, &bm)
+                }
                 Kind::Dir => {
-                    if let Some(b) = walk_benchmark(w, &sys.name, &bm.name, &bm.fs, &bm.path) {
+                    if let Some(b) =
+                        walk_benchmark(w, &sys.name, None, &bm.name, &bm.fs, &bm.path)
+                    {
                         s.benchmarks.push(b);
                     }
                 }
@@ -419,9 +425,36 @@ fn walk_results(w: &mut Walker, s: &mut Submission, dir: &Entry) {
     }
 }
 
+/// An HPC scaling folder (`strong/`, `weak/`): one benchmark folder per
+/// sub-folder. The official checker lists only its sub-folders; a file
+/// there is a note.
+fn walk_scaling(w: &mut Walker, s: &mut Submission, system: &str, dir: &Entry) {
+    if !w.enter(&dir.fs, &dir.path) {
+        return;
+    }
+    for bm in w.list(&dir.fs, &dir.path) {
+        if bm.kind != Kind::Dir {
+            w.note(
+                "PKG013",
+                &bm.path,
+                format!(
+                    "'{}' in results/{system}/{}/ is not a benchmark folder; ignored",
+                    bm.name, dir.name
+                ),
+                "results/<system>/<strong|weak>/ holds one folder per benchmark",
+            );
+            continue;
+        }
+        if let Some(b) = walk_benchmark(w, system, Some(&dir.name), &bm.name, &bm.fs, &bm.path) {
+            s.benchmarks.push(b);
+        }
+    }
+}
+
 fn walk_benchmark(
     w: &mut Walker,
     system: &str,
+    scaling: Option<&str>,
     benchmark: &str,
     fs_path: &Path,
     path: &str,
@@ -434,6 +467,7 @@ fn walk_benchmark(
         fs: fs_path.to_path_buf(),
         system: system.to_string(),
         benchmark: benchmark.to_string(),
+        scaling: scaling.map(str::to_string),
         result_logs: Vec::new(),
         other_entries: Vec::new(),
         power: None,
@@ -556,7 +590,20 @@ fn discover_benchmark_folder(input: &Path, root: String) -> Submission {
     let mut s = Submission::empty(InputKind::BenchmarkFolder, root.clone());
     let canon = fs::canonicalize(input).unwrap_or_else(|_| input.to_path_buf());
     let benchmark = file_name(&canon).unwrap_or_default();
+    // HPC: results/<system>/<strong|weak>/<benchmark>.
+    let scaling = canon
+        .parent()
+        .and_then(file_name)
+        .filter(|n| SCALING_FOLDERS.contains(&n.as_str()));
+    let up = usize::from(scaling.is_some());
     let system_dir = canon.parent().map(Path::to_path_buf);
+    let system_dir = match scaling {
+        Some(_) => system_dir
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf),
+        None => system_dir,
+    };
     let system = system_dir
         .as_deref()
         .and_then(file_name)
@@ -571,12 +618,13 @@ fn discover_benchmark_folder(input: &Path, root: String) -> Submission {
         s.submitter = file_name(pkg);
         let json_fs = pkg.join("systems").join(format!("{system}.json"));
         if json_fs.is_file() {
+            let dots = vec![".."; 3 + up].join("/");
             let prefix = if root.is_empty() {
-                "../../..".to_string()
+                dots
             } else {
-                join(&root, "../../..")
+                join(&root, &dots)
             };
-            let shown = lexical_parent(&root, 3).unwrap_or(prefix);
+            let shown = lexical_parent(&root, 3 + up).unwrap_or(prefix);
             s.systems.push(SystemFile {
                 id: system.clone(),
                 file: FileRef {
@@ -585,16 +633,24 @@ fn discover_benchmark_folder(input: &Path, root: String) -> Submission {
                 },
             });
         }
-        let params_fs = canon.parent().map(|p| p.join(PARAMS_FILE));
+        let params_fs = system_dir.as_deref().map(|p| p.join(PARAMS_FILE));
         if let Some(pf) = params_fs.filter(|p| p.is_file()) {
-            let shown = lexical_parent(&root, 1).unwrap_or_else(|| join(&root, ".."));
+            let dots = vec![".."; 1 + up].join("/");
+            let shown = lexical_parent(&root, 1 + up).unwrap_or_else(|| join(&root, &dots));
             if let Some(p) = read_params(&mut w, &pf, &join(&shown, PARAMS_FILE)) {
                 s.system_params.push((system.clone(), p));
             }
         }
     }
     s.result_systems.push(system.clone());
-    if let Some(b) = walk_benchmark(&mut w, &system, &benchmark, input, &root) {
+    if let Some(b) = walk_benchmark(
+        &mut w,
+        &system,
+        scaling.as_deref(),
+        &benchmark,
+        input,
+        &root,
+    ) {
         s.benchmarks.push(b);
     }
     finish(s, w)

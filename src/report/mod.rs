@@ -125,6 +125,13 @@ pub struct BenchmarkReport {
     /// `null` for a skipped folder.
     pub rcp: Option<RcpResult>,
     pub score: Option<Score>,
+    /// HPC: `strong` or `weak`, the scaling folder the benchmark sits in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<String>,
+    /// HPC weak scaling: time to train all models, their number and scale
+    /// (`score` is `null` for such a folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weak_score: Option<crate::aggregate::stats::weak::WeakScore>,
     pub stats: Option<Stats>,
     /// Error and warning findings about the folder and its files.
     pub errors: usize,
@@ -145,6 +152,8 @@ impl BenchmarkReport {
             seed_checker_bypass: v.seed_checker_bypass,
             rcp: None,
             score: None,
+            scaling: v.scaling.clone(),
+            weak_score: None,
             stats: None,
             errors: 0,
             warnings: 0,
@@ -153,7 +162,9 @@ impl BenchmarkReport {
 
     pub fn add_stats(&mut self, f: &FolderReport) {
         self.rcp = Some(f.rcp.clone());
-        self.score = Some(f.score.clone());
+        // A weak-scaling folder has its own score, no olympic one.
+        self.score = f.weak.is_none().then(|| f.score.clone());
+        self.weak_score = f.weak.clone();
         self.stats = Some(f.stats.clone());
     }
 

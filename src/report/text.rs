@@ -239,6 +239,19 @@ fn benchmark_details(b: &BenchmarkReport) -> Option<String> {
             esc(&crate::discover::paths::name_list(&b.non_compliant))
         ));
     }
+    if let Some(w) = &b.weak_score {
+        match (w.time_to_train_all, w.instance_scale) {
+            (Some(m), Some(s)) => parts.push(format!(
+                "weak score {m:.3} min for {} models x {s} accelerators",
+                w.number_of_models
+            )),
+            (Some(m), None) => parts.push(format!(
+                "weak score {m:.3} min for {} models",
+                w.number_of_models
+            )),
+            _ => parts.push("no weak score".to_string()),
+        }
+    }
     if let Some(cv) = b.stats.as_ref().and_then(|s| s.cv) {
         parts.push(format!("cv {:.1}%", cv * 100.0));
     }

@@ -50,6 +50,9 @@ pub struct BenchmarkVerdict {
     pub path: String,
     pub system: String,
     pub benchmark: String,
+    /// HPC: `strong` or `weak`, the scaling folder the benchmark sits in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<String>,
     /// `division` of the system description, `None` when unknown.
     pub division: Option<String>,
     pub verdict: Verdict,
@@ -286,6 +289,7 @@ pub fn check_package_with(
             path: b.path.clone(),
             system: b.system.clone(),
             benchmark: b.benchmark.clone(),
+            scaling: b.scaling.clone(),
             division: division.clone(),
             verdict: Verdict::Pass,
             logs: b.result_logs.len(),
@@ -295,7 +299,34 @@ pub fn check_package_with(
             seeds_checked: false,
             rcp_bypass_official: opts.rcp_bypass,
         };
-        let Some(bm_rule) = rules.benchmarks.get(&b.benchmark) else {
+        if rules.scaling_folders && b.scaling.is_none() {
+            // HPC: the official checker reads this folder as a scaling
+            // folder and checks only its sub-folders (none: nothing checked,
+            // a pass; some: an AssertionError). An `extra` error here.
+            out.push(
+                Finding::of(
+                    code::PKG031,
+                    &b.path,
+                    format!(
+                        "'{}' sits directly in results/{}/; {} results go to results/{}/strong/{} or weak/{}; its logs are not checked (the official package_checker takes it for a scaling folder and checks nothing in it)",
+                        b.benchmark, b.system, rules.ruleset, b.system, b.benchmark, b.benchmark
+                    ),
+                )
+                .with_help("move the folder under strong/ or weak/"),
+            );
+            v.verdict = Verdict::Fail;
+            findings.extend(out);
+            verdicts.push(v);
+            continue;
+        }
+        // A strong/ or weak/ folder in a training package is a benchmark
+        // folder named `strong` to the official checker: skipped.
+        let bm_rule = if b.scaling.is_some() == rules.scaling_folders {
+            rules.benchmarks.get(&b.benchmark)
+        } else {
+            None
+        };
+        let Some(bm_rule) = bm_rule else {
             // The official tools skip the folder with a warning; in
             // mlaudit's own verdict a result nobody checks is an error
             // (code marked `extra`).
@@ -308,7 +339,7 @@ pub fn check_package_with(
                     &b.path,
                     format!(
                         "'{}' is not a benchmark of {}{hint}; its {} not checked (the official package_checker skips the folder with a warning)",
-                        b.benchmark,
+                        b.label(),
                         rules.ruleset,
                         if b.result_logs.len() == 1 { "1 log is".to_string() } else { format!("{} logs are", b.result_logs.len()) }
                     ),
@@ -351,12 +382,19 @@ pub fn check_package_with(
             .iter()
             .filter(|e| e.as_str() != crate::discover::walk::PARAMS_FILE)
             .collect();
-        if n != bm_rule.result_files {
+        // HPC weak scaling: at least the count (official), exactly otherwise.
+        let wrong_count = if b.is_weak() {
+            n < bm_rule.result_files
+        } else {
+            n != bm_rule.result_files
+        };
+        if wrong_count {
+            let at_least = if b.is_weak() { "at least " } else { "" };
             let mut msg = format!(
-                "{n} result_*.txt {}, {} expected for {}",
+                "{n} result_*.txt {}, {at_least}{} expected for {}",
                 if n == 1 { "file" } else { "files" },
                 bm_rule.result_files,
-                b.benchmark
+                b.label()
             );
             let lookalikes: Vec<&str> = odd
                 .iter()

@@ -72,6 +72,10 @@ pub struct PackageRules {
     pub params: ParamsRules,
     #[serde(default)]
     pub cross_checks: CrossCheckRules,
+    /// HPC layout: benchmark folders sit in `results/<system>/strong/` or
+    /// `weak/`; a weak-scaling folder needs at least `result_files` logs.
+    #[serde(default)]
+    pub scaling_folders: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -106,7 +110,10 @@ impl PackageRules {
                 .join(", ");
             return Err(RulesError::Missing { path, known });
         };
-        Self::parse(&text, &path)
+        let mut rules = Self::parse(&text, &path)?;
+        // An inherited file (inherit.yaml) names the round that asked for it.
+        rules.ruleset = format!("{usage}/{version}");
+        Ok(rules)
     }
 
     /// Parses the text of a `package.yaml`; `path` names it in errors.

@@ -20,6 +20,7 @@ pub mod rcp;
 pub mod reader;
 pub mod spread;
 pub mod ttest;
+pub mod weak;
 
 use crate::finding::code;
 use crate::finding::Finding;
@@ -42,6 +43,10 @@ pub struct Options {
     /// No RCP check (open division, as package_checker): the verdict is
     /// `not_applicable` and the score is not scaled.
     pub skip_rcp: bool,
+    /// HPC weak scaling (`weak/<benchmark>`): the number of models the
+    /// round requires; the folder gets a weak-scaling score instead of the
+    /// olympic one.
+    pub weak_scaling: Option<usize>,
 }
 
 /// Everything the statistics say about one benchmark folder.
@@ -50,6 +55,8 @@ pub struct FolderReport {
     pub benchmark: Option<String>,
     pub rcp: RcpResult,
     pub score: Score,
+    /// HPC weak scaling: the score result_summarizer gives such a folder.
+    pub weak: Option<weak::WeakScore>,
     pub stats: Stats,
     pub findings: Vec<Finding>,
 }
@@ -130,7 +137,17 @@ pub fn analyse(
     }
     let trim = cfg.rcp.trim(benchmark.as_deref().unwrap_or(""));
     let score = olympic::olympic_score(&runs.runs, compliant, trim, rcp.scaling_factor());
-    if score.minutes.is_none() {
+    let weak = opts
+        .weak_scaling
+        .map(|required| weak::weak_score(&runs.runs, compliant, required));
+    if let Some(problem) = weak.as_ref().and_then(|w| w.problem.as_ref()) {
+        findings.push(Finding::of(
+            code::STA006,
+            &folder,
+            format!("no weak-scaling score: {problem}"),
+        ));
+    }
+    if score.minutes.is_none() && weak.is_none() {
         findings.push(Finding::of(
             code::STA005,
             &folder,
@@ -160,6 +177,7 @@ pub fn analyse(
         benchmark,
         rcp,
         score,
+        weak,
         stats,
         findings,
     })
@@ -202,7 +220,7 @@ mod tests {
         let reg = CodeRegistry::load(&RuleSource::Embedded).unwrap_or_else(|e| panic!("{e}"));
         for code in [
             "RCP001", "RCP002", "RCP003", "RCP004", "RCP005", "RCP006", "STA001", "STA002",
-            "STA003", "STA004", "STA005",
+            "STA003", "STA004", "STA005", "STA006",
         ] {
             assert!(
                 reg.get(code).is_some(),
@@ -214,9 +232,9 @@ mod tests {
     #[test]
     fn stats_data_loads_for_every_ruleset() {
         let source = RuleSource::Embedded;
-        for v in crate::check::rules::available_versions(&source, "training") {
-            let cfg = StatsConfig::load(&source, &v).unwrap_or_else(|e| panic!("{e}"));
-            let files = source.list(&format!("training/{v}/rcp"));
+        for (u, v) in crate::check::rules::available_rulesets(&source) {
+            let cfg = StatsConfig::load(&source, &u, &v).unwrap_or_else(|e| panic!("{e}"));
+            let files = source.list(&format!("{u}/{v}/rcp"));
             assert_eq!(cfg.rcp_tables.len(), files.len(), "{v}");
             for (bm, t) in &cfg.rcp_tables {
                 assert!(

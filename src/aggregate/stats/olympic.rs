@@ -215,6 +215,8 @@ mod tests {
             convergence: None,
             run_start_ms: minutes.map(|_| 0.0),
             run_stop_ms: minutes.map(|m| m * 60_000.0),
+            number_of_nodes: None,
+            accelerators_per_node: None,
             run_stop_status: None,
             evals: vec![],
             eval_steps: vec![],

@@ -380,7 +380,7 @@ mod tests {
     use crate::rulebook::source::RuleSource;
 
     fn params() -> RcpParams {
-        StatsConfig::load(&RuleSource::Embedded, "5.0.0")
+        StatsConfig::load(&RuleSource::Embedded, "training", "5.0.0")
             .map(|c| c.rcp)
             .unwrap_or_else(|e| panic!("{e}"))
     }

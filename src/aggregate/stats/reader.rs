@@ -36,6 +36,11 @@ pub struct RunInfo {
     /// `run_start`/`run_stop` times as result_summarizer picks them.
     pub run_start_ms: Option<f64>,
     pub run_stop_ms: Option<f64>,
+    /// HPC weak scaling: `number_of_nodes` and `accelerators_per_node` as
+    /// result_summarizer picks them (like the run times: updated until
+    /// both are seen).
+    pub number_of_nodes: Option<Value>,
+    pub accelerators_per_node: Option<Value>,
     /// `metadata.status` of the last `run_stop`.
     pub run_stop_status: Option<String>,
     /// The `eval_accuracy` records (value and metadata as JSON), in order.
@@ -155,6 +160,8 @@ pub fn wanted(k: &str) -> bool {
         || k.contains("train_samples")
         || k == "run_start"
         || k == "run_stop"
+        || k == "number_of_nodes"
+        || k == "accelerators_per_node"
 }
 
 /// Hash of the MLLOG part of a log: the text from the marker to the end of
@@ -226,6 +233,8 @@ fn from_events(
         convergence: None,
         run_start_ms: None,
         run_stop_ms: None,
+        number_of_nodes: None,
+        accelerators_per_node: None,
         run_stop_status: None,
         evals: Vec::new(),
         eval_steps: Vec::new(),
@@ -270,6 +279,14 @@ fn from_events(
             }
             if key == "run_stop" {
                 run.run_stop_ms = Some(e.time_ms);
+            }
+        }
+        if run.number_of_nodes.is_none() || run.accelerators_per_node.is_none() {
+            if key == "number_of_nodes" {
+                run.number_of_nodes = Some(e.value.clone());
+            }
+            if key == "accelerators_per_node" {
+                run.accelerators_per_node = Some(e.value.clone());
             }
         }
         if key.contains("global_batch_size") {

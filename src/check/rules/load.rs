@@ -148,6 +148,29 @@ pub fn available_rulesets(source: &RuleSource) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Every ruleset this rule data can check, by usage, the asked usage first:
+/// `training 0.7.0, 1.0.0; hpc 1.0.0 (--usage hpc)`.
+fn available_by_usage(source: &RuleSource, usage: &str) -> String {
+    let mut usages: Vec<String> = source
+        .list("")
+        .into_iter()
+        .filter(|u| !available_versions(source, u).is_empty())
+        .collect();
+    usages.sort_by_key(|u| (u != usage, u.clone()));
+    usages
+        .iter()
+        .map(|u| {
+            let flag = if u == usage {
+                String::new()
+            } else {
+                format!(" (--usage {u})")
+            };
+            format!("{u} {}{flag}", available_versions(source, u).join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 impl Ruleset {
     pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Ruleset, LoadError> {
         check_dir(source)?;
@@ -172,7 +195,7 @@ impl Ruleset {
             return Err(LoadError::UnknownRuleset {
                 usage: usage.to_string(),
                 version: version.to_string(),
-                available: available_versions(source, usage).join(", "),
+                available: available_by_usage(source, usage),
             });
         }
         let mut packs = BTreeMap::new();
