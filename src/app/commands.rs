@@ -147,6 +147,7 @@ fn write_html(
             &outcome.report.ruleset,
             source,
         ),
+        targets: report::html::target::from_ruleset(&rules.compliance),
     };
     report::html::write_report(file, outcome, &opts)
 }
