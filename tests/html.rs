@@ -622,3 +622,98 @@ fn identical_runs_are_visible() {
     );
     assert!(html.contains("1 with evaluations identical to another run"));
 }
+
+/// Issue 18 item 2: `check ROUND --html` on the v5.0 corpus round names
+/// every submitter and benchmark, one sortable table per benchmark whose
+/// rows link to their package and folder, and opens in Chromium.
+#[test]
+fn round_report_names_every_submitter_and_benchmark() {
+    let corpus = manifest().join("../shared/corpus");
+    if !corpus.join("v5.0/NVIDIA").is_dir() {
+        skip("../shared/corpus/v5.0");
+        return;
+    }
+    let page = artifacts().join("round-v5.0.html");
+    let json = artifacts().join("round-v5.0.json");
+    let o = page.to_string_lossy();
+    let j = json.to_string_lossy();
+    let run = mlaudit(
+        &["check", "v5.0", "--html", &o, "--format", "json", "-o", &j],
+        &corpus,
+    );
+    assert!(
+        matches!(run.status.code(), Some(0) | Some(1)),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let packages = report["packages"].as_array().cloned().unwrap_or_default();
+    assert!(packages.len() >= 10, "{} packages", packages.len());
+    let at_a_glance = between(&html, "<table class=\"sortable packages\">", "</table>")
+        .unwrap_or_else(|| panic!("no round at a glance"));
+    for p in &packages {
+        let path = p["path"].as_str().unwrap_or_default();
+        let name = path.rsplit('/').next().unwrap_or(path);
+        // minijinja escapes `/` as `&#x2f;`.
+        let escaped = path.replace('/', "&#x2f;");
+        assert!(at_a_glance.contains(&format!(">{escaped}</a>")), "{path}");
+        // The submitter is named in the round's tables.
+        assert!(
+            html.contains(&format!("\">{name}</a></td>")) || html.contains(name),
+            "{name}"
+        );
+    }
+    let benchmarks: std::collections::BTreeSet<&str> = report["benchmarks"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|b| b["benchmark"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(benchmarks.len() >= 7, "{benchmarks:?}");
+    for b in &benchmarks {
+        assert!(html.contains(&format!("<h3 id=\"round-{b}\">")), "{b}");
+    }
+    let folders = report["benchmarks"].as_array().map_or(0, |a| a.len());
+    assert_eq!(
+        html.matches("<table class=\"sortable round-table\">")
+            .count(),
+        benchmarks.len()
+    );
+    let Some(bin) = chromium() else {
+        skip("chromium");
+        return;
+    };
+    let dom = dump_dom(&bin, &page);
+    assert!(dom.text.contains("</html>"), "no DOM from chromium");
+    // One row per benchmark folder across the round's tables, each linking
+    // to its package section and folder card, which exist.
+    let rows = dom
+        .text
+        .matches("<tr class=\"pass\"><td><a href=\"#package-")
+        .count()
+        + dom
+            .text
+            .matches("<tr class=\"fail\"><td><a href=\"#package-")
+            .count()
+        + dom
+            .text
+            .matches("<tr class=\"skipped\"><td><a href=\"#package-")
+            .count();
+    // (The round at a glance links its packages the same way.)
+    assert_eq!(rows, folders + packages.len());
+    for n in 0..packages.len() {
+        assert!(
+            dom.text.contains(&format!("id=\"package-{n}\"")),
+            "package-{n}"
+        );
+    }
+    // The page's own script ran.
+    assert!(dom.text.contains("aria-sort") || dom.text.contains("class=\"sort\""));
+    screenshots_at(
+        &bin,
+        &page,
+        "round-v5.0",
+        &[("top", ""), ("tables", "header.top,#round>table.packages")],
+    );
+}

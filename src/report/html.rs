@@ -13,6 +13,7 @@
 //! findings. Output is deterministic: no timestamps, everything sorted.
 
 pub mod findings;
+pub mod round;
 pub mod svg;
 pub mod target;
 
@@ -115,6 +116,9 @@ struct Page {
     summary: SummaryView,
     bypasses: Vec<String>,
     rows: Vec<Row>,
+    /// The round at a glance and the tables per benchmark, when more than
+    /// one package was checked.
+    round: Option<round::RoundView>,
     findings: FindingsView,
     /// Codes found, and folders with findings.
     finding_codes: usize,
@@ -172,6 +176,9 @@ struct CodeView {
 #[derive(Debug, Serialize)]
 struct FolderView {
     anchor: String,
+    /// Set on the first folder of each package of a round: the package's
+    /// heading.
+    package_head: Option<PackageHead>,
     path: String,
     path_segments: Vec<String>,
     verdict: &'static str,
@@ -183,6 +190,13 @@ struct FolderView {
     charts: Vec<Chart>,
     runs: Vec<RunRow>,
     note: String,
+}
+
+#[derive(Debug, Serialize)]
+struct PackageHead {
+    anchor: String,
+    path: String,
+    verdict: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -320,6 +334,35 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         }
         folders.push(view);
     }
+    if report.packages.len() > 1 {
+        let mut last = None;
+        for (f, b) in folders.iter_mut().zip(&report.benchmarks) {
+            let pkg = round::package_of(&b.path, &report.packages);
+            if pkg.is_some() && pkg != last {
+                f.package_head = pkg.and_then(|n| {
+                    report.packages.get(n).map(|p| PackageHead {
+                        anchor: round::package_anchor(n),
+                        path: p.path.clone(),
+                        verdict: verdict_word(p.verdict),
+                    })
+                });
+            }
+            last = pkg;
+        }
+    }
+    let round = round::build(report, &outcome.systems, &|i| format!("folder-{i}"), &|b| {
+        let r = row(0, b);
+        round::Cells {
+            verdict: r.verdict,
+            score: r.score,
+            score_sort: r.score_sort,
+            rcp: r.rcp,
+            rcp_message: r.rcp_message,
+            norm_factor: r.norm_factor,
+            cv: r.cv,
+            cv_sort: r.cv_sort,
+        }
+    });
     let charts = folders.iter().map(|f| f.charts.len()).sum();
     let glossary = glossary(&report.findings, opts);
     let finding_codes = found.groups.len();
@@ -341,15 +384,27 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         warnings: report.summary.warnings,
         notes: crate::finding::count(&report.findings, Severity::Note),
     };
+    // A round's report has no single root: name the folder its packages
+    // are in.
+    let root = if report.root.is_empty() {
+        report
+            .packages
+            .first()
+            .and_then(|p| p.path.rsplit_once('/'))
+            .map(|(dir, _)| format!("round {dir}"))
+            .unwrap_or_else(|| format!("{} packages", report.packages.len()))
+    } else {
+        report.root.clone()
+    };
     Page {
         title: format!(
             "{} {} · mlaudit {} {}",
             verdict.to_ascii_uppercase(),
-            report.root,
+            root,
             report.usage,
             report.ruleset
         ),
-        root: report.root.clone(),
+        root,
         verdict,
         official_verdict,
         official_why: report.verdict_difference.clone().unwrap_or_else(|| {
@@ -365,6 +420,7 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         summary,
         bypasses: bypasses(report),
         rows,
+        round,
         findings: found,
         finding_codes,
         finding_folders,
@@ -598,6 +654,7 @@ fn folder_view(
     }
     let mut view = FolderView {
         anchor: anchor.clone(),
+        package_head: None,
         path: b.path.clone(),
         path_segments: findings::segments(&b.path),
         verdict: folder_verdict(b.verdict),
