@@ -182,6 +182,10 @@ pub struct CheckArgs {
     /// Also write a self-contained HTML report (verdicts, findings, charts).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Compare with an earlier `--format json` report: findings new,
+    /// resolved or unchanged, packages whose verdict changed.
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
     /// A package, a benchmark folder, or log files.
     #[arg(required_unless_present_any = ["staged", "changed_since", "changed_files"])]
     pub paths: Vec<PathBuf>,

@@ -291,6 +291,12 @@ fn run_check(
     crate::app::settings::Settings,
     Option<crate::discover::changes::Checked>,
 )> {
+    // A baseline that cannot be read stops the run before any log is.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(report::baseline::Baseline::load)
+        .transpose()?;
     let mut settings = crate::app::settings::resolve(
         args.usage.as_deref(),
         args.ruleset.as_deref(),
@@ -353,6 +359,9 @@ fn run_check(
         let mut outcome = result?;
         outcome.report.set_ruleset_source(&chosen);
         refuse_writing_over(args, &checked.inputs())?;
+        if let Some(b) = &baseline {
+            outcome.report.baseline = Some(b.compare(&outcome.report));
+        }
         write_html(source, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }
@@ -435,6 +444,9 @@ fn run_check(
     };
     outcome.report.set_ruleset_source(&chosen);
     refuse_writing_over(args, &args.paths)?;
+    if let Some(b) = &baseline {
+        outcome.report.baseline = Some(b.compare(&outcome.report));
+    }
     write_html(source, &rules, args, &outcome)?;
     Ok((outcome, settings, None))
 }

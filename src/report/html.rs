@@ -119,6 +119,8 @@ struct Page {
     /// The round at a glance and the tables per benchmark, when more than
     /// one package was checked.
     round: Option<round::RoundView>,
+    /// What changed since `--baseline`.
+    baseline: Option<crate::report::baseline::BaselineDiff>,
     findings: FindingsView,
     /// Codes found, and folders with findings.
     finding_codes: usize,
@@ -294,6 +296,12 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         opts.codes,
         &|i| format!("folder-{i}"),
         &|c| code_anchor(c),
+        &|f| {
+            report
+                .baseline
+                .as_ref()
+                .is_some_and(|d| d.new.iter().any(|n| n == f))
+        },
     );
     let mut folders = Vec::new();
     for (i, b) in report.benchmarks.iter().enumerate() {
@@ -421,6 +429,7 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         bypasses: bypasses(report),
         rows,
         round,
+        baseline: report.baseline.clone(),
         findings: found,
         finding_codes,
         finding_folders,

@@ -51,6 +51,8 @@ pub struct FolderGroup {
     /// The folder card's anchor, when the folder has one.
     pub card: Option<String>,
     pub count: usize,
+    /// Some of them are not in the `--baseline` report.
+    pub new: bool,
     /// The rule that reports them, when one rule reports them all in this
     /// folder and not all of the code's.
     pub rule: String,
@@ -65,6 +67,8 @@ pub struct Item {
     pub location: String,
     pub message: String,
     pub rule: String,
+    /// Not in the `--baseline` report.
+    pub new: bool,
 }
 
 /// One line of the index by folder.
@@ -169,6 +173,7 @@ pub fn build(
     codes: &CodeRegistry,
     card_anchor: &dyn Fn(usize) -> String,
     code_anchor: &dyn Fn(&str) -> String,
+    is_new: &dyn Fn(&Finding) -> bool,
 ) -> FindingsView {
     // code -> folder -> findings, in severity then code order.
     let mut by_code: BTreeMap<(u8, &str), BTreeMap<String, Placed<'_>>> = BTreeMap::new();
@@ -243,6 +248,7 @@ pub fn build(
                     location: location(f, folder),
                     message: f.message.clone(),
                     rule: f.rule.clone().unwrap_or_default(),
+                    new: is_new(f),
                 })
                 .collect();
             shown += items.len();
@@ -254,6 +260,7 @@ pub fn build(
                     path: segments(folder),
                     card,
                     count: list.len(),
+                    new: items.iter().any(|i| i.new),
                     rule,
                     items,
                 });
