@@ -45,7 +45,11 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
         ),
         Command::Check(args) => check(&source, &args, io),
         Command::Rcp(args) => rcp(&source, &args, io),
-        Command::Score { check, csv } => score(&source, &check, csv.as_deref(), io),
+        Command::Score {
+            check,
+            csv,
+            csv_layout,
+        } => score(&source, &check, csv.as_deref(), csv_layout, io),
         Command::Repeat {
             tolerance,
             format,
@@ -178,10 +182,33 @@ fn score(
     source: &RuleSource,
     args: &CheckArgs,
     csv: Option<&std::path::Path>,
+    layout: crate::app::cli::CsvLayout,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
     let (outcome, settings, _) = run_check(source, args, io)?;
     let to_stdout = csv.is_some_and(|p| p.as_os_str() == "-");
+    if layout == crate::app::cli::CsvLayout::Summarizer {
+        if let Some(path) = csv {
+            let layout = report::summarizer::Layout::load(
+                source,
+                &outcome.report.usage,
+                &outcome.report.ruleset,
+            )?;
+            let (summary, detailed) =
+                report::summarizer::render(&outcome.report, &outcome.systems, &layout);
+            if to_stdout {
+                io.out.write_all(summary.as_bytes())?;
+            } else {
+                let second = report::summarizer::detailed_path(path);
+                for (file, text) in [(path, &summary), (second.as_path(), &detailed)] {
+                    crate::safe_io::refuse_overwriting_input(file, &args.paths)?;
+                    std::fs::write(file, text)
+                        .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", file.display()))?;
+                }
+            }
+        }
+    }
+    let csv = csv.filter(|_| layout == crate::app::cli::CsvLayout::Long);
     match csv {
         Some(_) if to_stdout => {
             report::score::write_csv(&outcome.report, &outcome.systems, io.out)?

@@ -11,6 +11,7 @@ pub mod rcp;
 pub mod repeat;
 pub mod sarif;
 pub mod score;
+pub mod summarizer;
 pub mod text;
 
 use crate::aggregate::package::{BenchmarkVerdict, BypassUse, Verdict as PackageVerdict};
