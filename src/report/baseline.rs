@@ -236,8 +236,12 @@ fn verdict(word: &str) -> Option<Verdict> {
 fn without_numbers(msg: &str) -> String {
     let mut out = String::with_capacity(msg.len());
     let mut in_number = false;
-    for c in msg.chars() {
-        let digit = c.is_ascii_digit() || (in_number && c == '.');
+    let mut chars = msg.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A point belongs to a number only between digits (`0.05`, not
+        // `result_3.txt`).
+        let digit = c.is_ascii_digit()
+            || (in_number && c == '.' && chars.peek().is_some_and(|n| n.is_ascii_digit()));
         if digit {
             if !in_number {
                 out.push('#');
