@@ -37,7 +37,7 @@
     filter.hidden = false;
     filter.addEventListener("input", function () {
       var q = filter.value.toLowerCase();
-      Array.prototype.forEach.call(document.querySelectorAll("#findings tbody tr"), function (tr) {
+      Array.prototype.forEach.call(document.querySelectorAll("#findings ul.items li, #findings p.folder-group.one, #findings .place, #findings table.folder-index tbody tr"), function (tr) {
         tr.hidden = q !== "" && tr.textContent.toLowerCase().indexOf(q) === -1;
       });
     });

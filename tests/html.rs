@@ -447,3 +447,273 @@ fn corpus_report_renders_in_chromium() {
     assert_eq!(dom.svgs, 93);
     screenshot(&bin, &page, &artifacts().join("nvidia-v5.0.png"));
 }
+
+/// The page with a measuring script: the Content-Security-Policy is
+/// loosened in this copy only (the shipped page runs nothing but its own
+/// script), and the script writes what it measured into `data-measure`
+/// on `<body>` as `key=value;...`.
+fn measured_copy(page: &Path, out: &Path) {
+    const MEASURE: &str = r##"<script>
+(function () {
+  var m = {};
+  var f = document.getElementById("findings");
+  m.findings_px = f ? Math.round(f.getBoundingClientRect().height) : -1;
+  var small = 1000, outside = 0, markers = 0;
+  document.querySelectorAll("svg.plot").forEach(function (svg) {
+    var k = svg.getScreenCTM().a;
+    svg.querySelectorAll("text").forEach(function (t) {
+      var px = parseFloat(getComputedStyle(t).fontSize) * k;
+      if (t.textContent.trim() !== "" && px < small) { small = px; }
+    });
+    var fr = svg.querySelector("rect.frame").getBoundingClientRect();
+    svg.querySelectorAll("circle, g.guides line").forEach(function (c) {
+      var b = c.getBoundingClientRect();
+      var x = b.left + b.width / 2, y = b.top + b.height / 2;
+      markers += 1;
+      if (x < fr.left - 0.5 || x > fr.right + 0.5 || y < fr.top - 0.5 || y > fr.bottom + 0.5) { outside += 1; }
+    });
+  });
+  m.min_text_px = Math.round(small * 10) / 10;
+  m.markers = markers;
+  m.outside = outside;
+  m.targets = document.querySelectorAll("figure.chart-eval line.quality-target").length;
+  m.wbr = document.querySelectorAll("#findings wbr").length;
+  var broken = 0;
+  document.querySelectorAll("#findings *, .folder h3 *").forEach(function (e) {
+    if (getComputedStyle(e).wordBreak === "break-all") { broken += 1; }
+  });
+  m.break_all = broken;
+  m.why = document.querySelectorAll(".folder .why a[href^='#findings-']").length;
+  var s = [];
+  Object.keys(m).sort().forEach(function (k) { s.push(k + "=" + m[k]); });
+  document.body.setAttribute("data-measure", s.join(";"));
+})();
+</script>"##;
+    let html = std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{e}"));
+    let csp_start = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .unwrap_or_else(|| panic!("no CSP meta"));
+    let csp_end = csp_start + html[csp_start..].find('>').unwrap_or(0) + 1;
+    let mut copy = String::with_capacity(html.len() + MEASURE.len());
+    copy.push_str(&html[..csp_start]);
+    copy.push_str(&html[csp_end..]);
+    let copy = copy.replace("</body>", &format!("{MEASURE}</body>"));
+    std::fs::write(out, copy).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The figures the measuring script wrote, by name.
+fn measure(bin: &Path, page: &Path) -> std::collections::BTreeMap<String, f64> {
+    let copy = page.with_extension("measure.html");
+    measured_copy(page, &copy);
+    let dom = headless(bin, &copy, &["--dump-dom", "--window-size=1280,2000"]);
+    let attr = between(&dom, "data-measure=\"", "\"")
+        .unwrap_or_else(|| panic!("the measuring script did not run"));
+    attr.split(';')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.parse().unwrap_or(f64::NAN)))
+        .collect()
+}
+
+/// Screenshots of `page` at several positions, each a copy of the page
+/// with the parts above hidden by an injected style; under
+/// `target/screenshots/NAME-POSITION.png`.
+fn screenshots_at(bin: &Path, page: &Path, name: &str, positions: &[(&str, &str)]) {
+    let dir = manifest().join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let html = std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{e}"));
+    for (position, hide) in positions {
+        let copy = page.with_extension(format!("{position}.html"));
+        let style = format!("<style>{hide}{{display:none!important}}</style></head>");
+        std::fs::write(&copy, html.replacen("</head>", &style, 1))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let png = dir.join(format!("{name}-{position}.png"));
+        let arg = format!("--screenshot={}", png.display());
+        headless(bin, &copy, &[&arg, "--window-size=1280,2000"]);
+        let bytes = std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+        assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
+        println!("screenshot: {}", png.display());
+    }
+}
+
+/// Issue 19 item 4 on the v5.0 NVIDIA package: findings grouped (the
+/// section was about 7,200 px tall), paths wrapping at slashes only, the
+/// quality target on the evaluation charts, axis text of 11 px or more,
+/// every marker inside its frame, the failed run explained on its card.
+#[test]
+fn corpus_report_reads_well_in_chromium() {
+    let round = manifest().join("../shared/corpus/v5.0");
+    if !round.join("NVIDIA").is_dir() {
+        skip("../shared/corpus/v5.0/NVIDIA");
+        return;
+    }
+    let page = artifacts().join("nvidia-v5.0-layout.html");
+    let html = report(&round, "NVIDIA", &page);
+    // The help paragraph of a code is written once (the glossary), not per
+    // finding: POL030 has 30 findings.
+    let help = "Evaluating more often can stop the clock earlier";
+    assert_eq!(html.matches(help).count(), 1, "POL030 help repeated");
+    assert!(html.contains("id=\"findings-POL030\""), "no POL030 group");
+    // The failed bert run says why on its folder card.
+    let card = between(
+        &html,
+        "<code>NVIDIA/<wbr>results/<wbr>tyche_ngpu64_ngc25.04_pytorch/<wbr>bert</code></h3>",
+        "</article>",
+    )
+    .unwrap_or_else(|| panic!("no card for the folder with a failed run"));
+    assert!(
+        card.contains("result_4 is not compliant") && card.contains("BMK001"),
+        "{}",
+        &card[..card.len().min(600)]
+    );
+    let Some(bin) = chromium() else {
+        skip("chromium");
+        return;
+    };
+    let m = measure(&bin, &page);
+    println!("layout of the v5.0 NVIDIA report: {m:?}");
+    assert!(m["findings_px"] > 0.0 && m["findings_px"] < 3200.0, "{m:?}");
+    assert!(m["min_text_px"] >= 11.0, "{m:?}");
+    assert!(m["markers"] > 0.0, "{m:?}");
+    assert_eq!(m["outside"], 0.0, "{m:?}");
+    // Every eval chart but stable diffusion's (FID and CLIP, no single
+    // target): 31 folders, 4 of them stable diffusion.
+    assert_eq!(m["targets"], 27.0, "{m:?}");
+    assert!(m["wbr"] > 0.0, "{m:?}");
+    assert_eq!(m["break_all"], 0.0, "{m:?}");
+    assert!(m["why"] >= 1.0, "{m:?}");
+    screenshots_at(
+        &bin,
+        &page,
+        "nvidia-v5.0",
+        &[
+            ("top", ""),
+            ("findings", "header.top,#benchmarks"),
+            (
+                "failed-run",
+                "header.top,#benchmarks,#findings,.folder:not(#folder-20)",
+            ),
+            (
+                "llama2-lora",
+                "header.top,#benchmarks,#findings,.folder:not(#folder-22)",
+            ),
+            ("glossary", "header.top,#benchmarks,#findings,#folders"),
+        ],
+    );
+}
+
+/// Two runs with the same evaluations are both visible: the copy is
+/// drawn dashed over the first and named in the legend.
+#[test]
+fn identical_runs_are_visible() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let pkg = tmp.path().join("Twin");
+    copy_dir(&manifest().join("examples/Example"), &pkg);
+    let logs = pkg.join("results/example_system/retinanet");
+    std::fs::copy(logs.join("result_0.txt"), logs.join("result_1.txt"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let html = report(tmp.path(), "Twin", &tmp.path().join("twin.html"));
+    assert!(
+        html.contains("result_1.txt (identical to result_0.txt)"),
+        "legend does not name the identical run"
+    );
+    assert!(
+        html.contains("class=\"run s1 identical\""),
+        "no dashed copy"
+    );
+    assert!(html.contains("1 with evaluations identical to another run"));
+}
+
+/// Issue 18 item 2: `check ROUND --html` on the v5.0 corpus round names
+/// every submitter and benchmark, one sortable table per benchmark whose
+/// rows link to their package and folder, and opens in Chromium.
+#[test]
+fn round_report_names_every_submitter_and_benchmark() {
+    let corpus = manifest().join("../shared/corpus");
+    if !corpus.join("v5.0/NVIDIA").is_dir() {
+        skip("../shared/corpus/v5.0");
+        return;
+    }
+    let page = artifacts().join("round-v5.0.html");
+    let json = artifacts().join("round-v5.0.json");
+    let o = page.to_string_lossy();
+    let j = json.to_string_lossy();
+    let run = mlaudit(
+        &["check", "v5.0", "--html", &o, "--format", "json", "-o", &j],
+        &corpus,
+    );
+    assert!(
+        matches!(run.status.code(), Some(0) | Some(1)),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let packages = report["packages"].as_array().cloned().unwrap_or_default();
+    assert!(packages.len() >= 10, "{} packages", packages.len());
+    let at_a_glance = between(&html, "<table class=\"sortable packages\">", "</table>")
+        .unwrap_or_else(|| panic!("no round at a glance"));
+    for p in &packages {
+        let path = p["path"].as_str().unwrap_or_default();
+        let name = path.rsplit('/').next().unwrap_or(path);
+        // minijinja escapes `/` as `&#x2f;`.
+        let escaped = path.replace('/', "&#x2f;");
+        assert!(at_a_glance.contains(&format!(">{escaped}</a>")), "{path}");
+        // The submitter is named in the round's tables.
+        assert!(
+            html.contains(&format!("\">{name}</a></td>")) || html.contains(name),
+            "{name}"
+        );
+    }
+    let benchmarks: std::collections::BTreeSet<&str> = report["benchmarks"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|b| b["benchmark"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(benchmarks.len() >= 7, "{benchmarks:?}");
+    for b in &benchmarks {
+        assert!(html.contains(&format!("<h3 id=\"round-{b}\">")), "{b}");
+    }
+    let folders = report["benchmarks"].as_array().map_or(0, |a| a.len());
+    assert_eq!(
+        html.matches("<table class=\"sortable round-table\">")
+            .count(),
+        benchmarks.len()
+    );
+    let Some(bin) = chromium() else {
+        skip("chromium");
+        return;
+    };
+    let dom = dump_dom(&bin, &page);
+    assert!(dom.text.contains("</html>"), "no DOM from chromium");
+    // One row per benchmark folder across the round's tables, each linking
+    // to its package section and folder card, which exist.
+    let rows = dom
+        .text
+        .matches("<tr class=\"pass\"><td><a href=\"#package-")
+        .count()
+        + dom
+            .text
+            .matches("<tr class=\"fail\"><td><a href=\"#package-")
+            .count()
+        + dom
+            .text
+            .matches("<tr class=\"skipped\"><td><a href=\"#package-")
+            .count();
+    // (The round at a glance links its packages the same way.)
+    assert_eq!(rows, folders + packages.len());
+    for n in 0..packages.len() {
+        assert!(
+            dom.text.contains(&format!("id=\"package-{n}\"")),
+            "package-{n}"
+        );
+    }
+    // The page's own script ran.
+    assert!(dom.text.contains("aria-sort") || dom.text.contains("class=\"sort\""));
+    screenshots_at(
+        &bin,
+        &page,
+        "round-v5.0",
+        &[("top", ""), ("tables", "header.top,#round>table.packages")],
+    );
+}

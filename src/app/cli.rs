@@ -102,6 +102,11 @@ pub enum Command {
         /// Also write the scores as CSV to this file (`-` for stdout).
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
+        /// `long`: one row per benchmark folder, mlaudit's columns.
+        /// `summarizer`: what `result_summarizer --csv FILE` writes, FILE
+        /// and FILE_detailed.csv (only FILE with `--csv -`).
+        #[arg(long, value_enum, default_value = "long", value_name = "LAYOUT")]
+        csv_layout: CsvLayout,
     },
     /// Compare runs made with the same seed, code and configuration: are
     /// their logged numbers identical, or within a tolerance?
@@ -182,6 +187,10 @@ pub struct CheckArgs {
     /// Also write a self-contained HTML report (verdicts, findings, charts).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Compare with an earlier `--format json` report: findings new,
+    /// resolved or unchanged, packages whose verdict changed.
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
     /// A package, a benchmark folder, or log files.
     #[arg(required_unless_present_any = ["staged", "changed_since", "changed_files"])]
     pub paths: Vec<PathBuf>,
@@ -264,4 +273,14 @@ pub enum HookCommand {
         #[arg(long, value_enum)]
         hook: Option<crate::app::hook::HookKind>,
     },
+}
+
+/// The shape of `score --csv`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CsvLayout {
+    /// One row per benchmark folder, mlaudit's column names.
+    Long,
+    /// result_summarizer's wide CSV (one row per system) and its detailed
+    /// file.
+    Summarizer,
 }

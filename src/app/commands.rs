@@ -45,7 +45,11 @@ pub fn run(cli: Cli, io: &mut Io<'_>) -> Exit {
         ),
         Command::Check(args) => check(&source, &args, io),
         Command::Rcp(args) => rcp(&source, &args, io),
-        Command::Score { check, csv } => score(&source, &check, csv.as_deref(), io),
+        Command::Score {
+            check,
+            csv,
+            csv_layout,
+        } => score(&source, &check, csv.as_deref(), csv_layout, io),
         Command::Repeat {
             tolerance,
             format,
@@ -147,6 +151,7 @@ fn write_html(
             &outcome.report.ruleset,
             source,
         ),
+        targets: report::html::target::from_ruleset(&rules.compliance),
     };
     report::html::write_report(file, outcome, &opts)
 }
@@ -177,10 +182,33 @@ fn score(
     source: &RuleSource,
     args: &CheckArgs,
     csv: Option<&std::path::Path>,
+    layout: crate::app::cli::CsvLayout,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Exit> {
     let (outcome, settings, _) = run_check(source, args, io)?;
     let to_stdout = csv.is_some_and(|p| p.as_os_str() == "-");
+    if layout == crate::app::cli::CsvLayout::Summarizer {
+        if let Some(path) = csv {
+            let layout = report::summarizer::Layout::load(
+                source,
+                &outcome.report.usage,
+                &outcome.report.ruleset,
+            )?;
+            let (summary, detailed) =
+                report::summarizer::render(&outcome.report, &outcome.systems, &layout);
+            if to_stdout {
+                io.out.write_all(summary.as_bytes())?;
+            } else {
+                let second = report::summarizer::detailed_path(path);
+                for (file, text) in [(path, &summary), (second.as_path(), &detailed)] {
+                    crate::safe_io::refuse_overwriting_input(file, &args.paths)?;
+                    std::fs::write(file, text)
+                        .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", file.display()))?;
+                }
+            }
+        }
+    }
+    let csv = csv.filter(|_| layout == crate::app::cli::CsvLayout::Long);
     match csv {
         Some(_) if to_stdout => {
             report::score::write_csv(&outcome.report, &outcome.systems, io.out)?
@@ -290,6 +318,12 @@ fn run_check(
     crate::app::settings::Settings,
     Option<crate::discover::changes::Checked>,
 )> {
+    // A baseline that cannot be read stops the run before any log is.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(report::baseline::Baseline::load)
+        .transpose()?;
     let mut settings = crate::app::settings::resolve(
         args.usage.as_deref(),
         args.ruleset.as_deref(),
@@ -352,6 +386,9 @@ fn run_check(
         let mut outcome = result?;
         outcome.report.set_ruleset_source(&chosen);
         refuse_writing_over(args, &checked.inputs())?;
+        if let Some(b) = &baseline {
+            outcome.report.baseline = Some(b.compare(&outcome.report));
+        }
         write_html(source, &rules, args, &outcome)?;
         return Ok((outcome, settings, Some(checked)));
     }
@@ -434,6 +471,9 @@ fn run_check(
     };
     outcome.report.set_ruleset_source(&chosen);
     refuse_writing_over(args, &args.paths)?;
+    if let Some(b) = &baseline {
+        outcome.report.baseline = Some(b.compare(&outcome.report));
+    }
     write_html(source, &rules, args, &outcome)?;
     Ok((outcome, settings, None))
 }

@@ -12,7 +12,10 @@
 //! without JavaScript; the small script only sorts tables and filters the
 //! findings. Output is deterministic: no timestamps, everything sorted.
 
+pub mod findings;
+pub mod round;
 pub mod svg;
+pub mod target;
 
 use crate::aggregate::package::Verdict as FolderVerdict;
 use crate::aggregate::stats::data::{RcpParams, RcpTable, StatsConfig};
@@ -23,20 +26,18 @@ use crate::check::rules::Verdict;
 use crate::finding::{Finding, Severity};
 use crate::report::{BenchmarkReport, CheckOutcome, Report};
 use crate::rulebook::codes::CodeRegistry;
+use findings::{CodeLink, FindingsView, Why};
 use minijinja::{context, AutoEscape, Environment, UndefinedBehavior, Value};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use svg::{Chart, Curve, RcpPicture, RefPoint, Role, TimedRun};
+use target::QualityTarget;
 
 const PAGE: &str = include_str!("../../templates/report.html");
 const CHART: &str = include_str!("../../templates/chart.html");
 const STYLE: &str = include_str!("../../templates/report.css");
 const SCRIPT: &str = include_str!("../../templates/report.js");
-
-/// Findings listed per severity; the rest are counted (the JSON report has
-/// them all).
-pub const MAX_FINDINGS_PER_SEVERITY: usize = 2000;
 
 /// What the page needs besides the outcome: rule data already loaded by
 /// the caller, and words it decided.
@@ -50,6 +51,9 @@ pub struct HtmlOptions<'a> {
     pub rules_source: String,
     /// The command that reproduces the verdict.
     pub command: String,
+    /// Quality targets by compliance pack name (`closed_bert`), drawn on
+    /// the evaluation charts ([`target::from_ruleset`]).
+    pub targets: BTreeMap<String, QualityTarget>,
 }
 
 /// Renders and writes the page.
@@ -112,7 +116,15 @@ struct Page {
     summary: SummaryView,
     bypasses: Vec<String>,
     rows: Vec<Row>,
-    groups: Vec<Group>,
+    /// The round at a glance and the tables per benchmark, when more than
+    /// one package was checked.
+    round: Option<round::RoundView>,
+    /// What changed since `--baseline`.
+    baseline: Option<crate::report::baseline::BaselineDiff>,
+    findings: FindingsView,
+    /// Codes found, and folders with findings.
+    finding_codes: usize,
+    finding_folders: usize,
     folders: Vec<FolderView>,
     glossary: Vec<CodeView>,
     charts: usize,
@@ -152,26 +164,6 @@ struct Row {
 }
 
 #[derive(Debug, Serialize)]
-struct Group {
-    severity: &'static str,
-    count: usize,
-    findings: Vec<FindingView>,
-    /// Findings beyond [`MAX_FINDINGS_PER_SEVERITY`].
-    more: usize,
-}
-
-#[derive(Debug, Serialize)]
-struct FindingView {
-    location: String,
-    code: String,
-    code_anchor: String,
-    title: String,
-    message: String,
-    help: String,
-    rule: String,
-}
-
-#[derive(Debug, Serialize)]
 struct CodeView {
     code: String,
     anchor: String,
@@ -186,12 +178,33 @@ struct CodeView {
 #[derive(Debug, Serialize)]
 struct FolderView {
     anchor: String,
+    /// Set on the first folder of each package of a round: the package's
+    /// heading.
+    package_head: Option<PackageHead>,
     path: String,
+    path_segments: Vec<String>,
     verdict: &'static str,
+    /// Its findings, per code, linking to them.
+    links: Vec<CodeLink>,
+    /// The runs that are not compliant and why.
+    failed: Vec<FailedRun>,
     facts: Vec<Fact>,
     charts: Vec<Chart>,
     runs: Vec<RunRow>,
     note: String,
+}
+
+#[derive(Debug, Serialize)]
+struct PackageHead {
+    anchor: String,
+    path: String,
+    verdict: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct FailedRun {
+    name: String,
+    why: Vec<Why>,
 }
 
 #[derive(Debug, Serialize)]
@@ -211,6 +224,8 @@ struct RunRow {
     evals: usize,
     role: &'static str,
     role_class: &'static str,
+    /// For a run that is not compliant: the errors that made it so.
+    why: Vec<Why>,
 }
 
 fn verdict_word(v: Verdict) -> &'static str {
@@ -275,17 +290,91 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         .enumerate()
         .map(|(i, b)| row(i, b))
         .collect();
+    let mut found = findings::build(
+        &report.findings,
+        &report.benchmarks,
+        opts.codes,
+        &|i| format!("folder-{i}"),
+        &|c| code_anchor(c),
+        &|f| {
+            report
+                .baseline
+                .as_ref()
+                .is_some_and(|d| d.new.iter().any(|n| n == f))
+        },
+    );
     let mut folders = Vec::new();
     for (i, b) in report.benchmarks.iter().enumerate() {
         let runs = runs_by_dir.get(b.path.as_str()).copied();
-        let mut view = folder_view(i, b, runs, &compliant, &opts.stats.rcp, &mut tables);
+        let ctx = FolderContext {
+            compliant: &compliant,
+            params: &opts.stats.rcp,
+            why: &found.why,
+            target: b
+                .division
+                .as_deref()
+                .and_then(|d| opts.targets.get(&format!("{d}_{}", b.benchmark)))
+                .copied(),
+        };
+        let mut view = folder_view(i, b, runs, &ctx, &mut tables);
+        view.links = found.folder_links.remove(&i).unwrap_or_default();
+        view.failed = b
+            .non_compliant
+            .iter()
+            .map(|name| FailedRun {
+                name: name.clone(),
+                why: found
+                    .why
+                    .iter()
+                    .filter(|(path, _)| {
+                        b.covers(path)
+                            && path
+                                .rsplit('/')
+                                .next()
+                                .is_some_and(|f| f.trim_end_matches(".txt") == name)
+                    })
+                    .flat_map(|(_, w)| w.iter().cloned())
+                    .collect(),
+            })
+            .collect();
         if let Some(desc) = outcome.systems.get(&b.system) {
             view.facts.splice(0..0, system_facts(desc));
         }
         folders.push(view);
     }
+    if report.packages.len() > 1 {
+        let mut last = None;
+        for (f, b) in folders.iter_mut().zip(&report.benchmarks) {
+            let pkg = round::package_of(&b.path, &report.packages);
+            if pkg.is_some() && pkg != last {
+                f.package_head = pkg.and_then(|n| {
+                    report.packages.get(n).map(|p| PackageHead {
+                        anchor: round::package_anchor(n),
+                        path: p.path.clone(),
+                        verdict: verdict_word(p.verdict),
+                    })
+                });
+            }
+            last = pkg;
+        }
+    }
+    let round = round::build(report, &outcome.systems, &|i| format!("folder-{i}"), &|b| {
+        let r = row(0, b);
+        round::Cells {
+            verdict: r.verdict,
+            score: r.score,
+            score_sort: r.score_sort,
+            rcp: r.rcp,
+            rcp_message: r.rcp_message,
+            norm_factor: r.norm_factor,
+            cv: r.cv,
+            cv_sort: r.cv_sort,
+        }
+    });
     let charts = folders.iter().map(|f| f.charts.len()).sum();
-    let (groups, glossary) = findings_views(&report.findings, opts);
+    let glossary = glossary(&report.findings, opts);
+    let finding_codes = found.groups.len();
+    let finding_folders = found.by_folder.len();
     let summary = SummaryView {
         logs: report.logs.len(),
         failed_logs: report
@@ -303,15 +392,27 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         warnings: report.summary.warnings,
         notes: crate::finding::count(&report.findings, Severity::Note),
     };
+    // A round's report has no single root: name the folder its packages
+    // are in.
+    let root = if report.root.is_empty() {
+        report
+            .packages
+            .first()
+            .and_then(|p| p.path.rsplit_once('/'))
+            .map(|(dir, _)| format!("round {dir}"))
+            .unwrap_or_else(|| format!("{} packages", report.packages.len()))
+    } else {
+        report.root.clone()
+    };
     Page {
         title: format!(
             "{} {} · mlaudit {} {}",
             verdict.to_ascii_uppercase(),
-            report.root,
+            root,
             report.usage,
             report.ruleset
         ),
-        root: report.root.clone(),
+        root,
         verdict,
         official_verdict,
         official_why: report.verdict_difference.clone().unwrap_or_else(|| {
@@ -327,7 +428,11 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         summary,
         bypasses: bypasses(report),
         rows,
-        groups,
+        round,
+        baseline: report.baseline.clone(),
+        findings: found,
+        finding_codes,
+        finding_folders,
         folders,
         glossary,
         charts,
@@ -426,50 +531,14 @@ fn row(i: usize, b: &BenchmarkReport) -> Row {
     }
 }
 
-fn findings_views(findings: &[Finding], opts: &HtmlOptions<'_>) -> (Vec<Group>, Vec<CodeView>) {
+/// The rule glossary: each code found, its help text once.
+fn glossary(findings: &[Finding], opts: &HtmlOptions<'_>) -> Vec<CodeView> {
     let codes = opts.codes;
-    let mut groups = Vec::new();
-    for sev in [Severity::Error, Severity::Warning, Severity::Note] {
-        let mine: Vec<&Finding> = findings.iter().filter(|f| f.severity == sev).collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let views = mine
-            .iter()
-            .take(MAX_FINDINGS_PER_SEVERITY)
-            .map(|f| {
-                let doc = codes.get(&f.code);
-                FindingView {
-                    location: match f.line {
-                        Some(l) => format!("{}:{l}", f.path),
-                        None => f.path.clone(),
-                    },
-                    code: f.code.clone(),
-                    code_anchor: code_anchor(&f.code),
-                    title: doc.map(|d| d.title.clone()).unwrap_or_default(),
-                    message: f.message.clone(),
-                    help: f
-                        .help
-                        .clone()
-                        .or_else(|| doc.map(|d| d.help.clone()))
-                        .unwrap_or_default(),
-                    rule: f.rule.clone().unwrap_or_default(),
-                }
-            })
-            .collect();
-        groups.push(Group {
-            severity: sev.as_str(),
-            count: mine.len(),
-            more: mine.len().saturating_sub(MAX_FINDINGS_PER_SEVERITY),
-            findings: views,
-        });
-    }
     let mut used: BTreeMap<&str, usize> = BTreeMap::new();
     for f in findings {
         *used.entry(f.code.as_str()).or_default() += 1;
     }
-    let glossary = used
-        .into_iter()
+    used.into_iter()
         .map(|(code, count)| {
             let doc = codes.get(code);
             CodeView {
@@ -485,8 +554,7 @@ fn findings_views(findings: &[Finding], opts: &HtmlOptions<'_>) -> (Vec<Group>, 
                 count,
             }
         })
-        .collect();
-    (groups, glossary)
+        .collect()
 }
 
 /// RCP sets by benchmark, built once each from the loaded tables.
@@ -518,14 +586,22 @@ impl<'a> RcpTables<'a> {
     }
 }
 
+/// What a folder card needs besides its own folder.
+struct FolderContext<'a> {
+    compliant: &'a HashMap<&'a str, bool>,
+    params: &'a RcpParams,
+    why: &'a BTreeMap<String, Vec<Why>>,
+    target: Option<QualityTarget>,
+}
+
 fn folder_view(
     i: usize,
     b: &BenchmarkReport,
     runs: Option<&FolderRuns>,
-    compliant_by_path: &HashMap<&str, bool>,
-    params: &RcpParams,
+    ctx: &FolderContext<'_>,
     tables: &mut RcpTables<'_>,
 ) -> FolderView {
+    let (compliant_by_path, params) = (ctx.compliant, ctx.params);
     let anchor = format!("folder-{i}");
     let mut facts = vec![Fact {
         name: "division",
@@ -587,8 +663,12 @@ fn folder_view(
     }
     let mut view = FolderView {
         anchor: anchor.clone(),
+        package_head: None,
         path: b.path.clone(),
+        path_segments: findings::segments(&b.path),
         verdict: folder_verdict(b.verdict),
+        links: Vec::new(),
+        failed: Vec::new(),
         facts,
         charts: Vec::new(),
         runs: Vec::new(),
@@ -646,6 +726,7 @@ fn folder_view(
         unit,
         &y_label,
         &curves,
+        ctx.target,
     ) {
         view.charts.push(c);
     }
@@ -738,6 +819,14 @@ fn folder_view(
                 convergence: r.convergence.map(svg::human).unwrap_or_default(),
                 evals: r.eval_points.len(),
                 role: role.describe(),
+                why: if *ok {
+                    Vec::new()
+                } else {
+                    ctx.why
+                        .get(r.path.to_string_lossy().as_ref())
+                        .cloned()
+                        .unwrap_or_default()
+                },
                 role_class: match role {
                     Role::Counted => "counted",
                     Role::DroppedFastest => "dropped-fast",

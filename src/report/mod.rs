@@ -1,6 +1,7 @@
 //! The report: everything a renderer needs, shaped as the JSON contract
 //! (`shared/spec/json-report.md`). Renderers never compute; checks never print.
 
+pub mod baseline;
 pub mod escape;
 pub mod github;
 pub mod html;
@@ -11,6 +12,7 @@ pub mod rcp;
 pub mod repeat;
 pub mod sarif;
 pub mod score;
+pub mod summarizer;
 pub mod text;
 
 use crate::aggregate::package::{BenchmarkVerdict, BypassUse, Verdict as PackageVerdict};
@@ -63,6 +65,9 @@ pub struct Report {
     pub bypasses: Vec<BypassUse>,
     /// Findings a waiver of the project config covers (reviewed exceptions).
     pub waived: Vec<Finding>,
+    /// What changed since `--baseline OLD.json`; absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<baseline::BaselineDiff>,
 }
 
 /// The report and the runs it was computed from (for renderers that draw
@@ -250,6 +255,7 @@ impl Report {
             findings,
             bypasses: Vec::new(),
             waived: Vec::new(),
+            baseline: None,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `mlaudit score`: the olympic score of each benchmark folder, as text and
-//! as the CSV of result_summarizer's detailed columns (one row per folder).
+//! as mlaudit's long CSV (one row per folder; for the summarizer's own wide
+//! CSV see `summarizer.rs`).
 
 use super::{BenchmarkReport, Report};
 use crate::aggregate::stats::rcp::Verdict as RcpVerdict;

@@ -133,6 +133,11 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
                 .unwrap_or("the difference comes from checks they do not make")
         )?;
     }
+    if let Some(d) = &report.baseline {
+        for line in super::baseline::text_lines(d) {
+            writeln!(out, "{line}")?;
+        }
+    }
     Ok(())
 }
 

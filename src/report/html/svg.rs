@@ -127,6 +127,41 @@ pub struct LegendItem {
     pub label: String,
 }
 
+impl Chart {
+    /// Keeps every marker and guide inside the frame: a point at the edge
+    /// of the domain is drawn at the edge, never over the axis labels.
+    pub fn keep_inside(&mut self) {
+        let num = |s: &str| s.parse::<f64>().ok();
+        let (Some(x), Some(y), Some(w), Some(h)) = (
+            num(&self.frame.x),
+            num(&self.frame.y),
+            num(&self.frame.w),
+            num(&self.frame.h),
+        ) else {
+            return;
+        };
+        let clamp = |v: &mut String, lo: f64, hi: f64| {
+            if let Some(n) = num(v) {
+                let c = n.clamp(lo, hi);
+                if c != n {
+                    *v = px(c);
+                }
+            }
+        };
+        for d in &mut self.dots {
+            let r = num(&d.r).unwrap_or(0.0).min(w / 2.0).min(h / 2.0);
+            clamp(&mut d.cx, x + r, x + w - r);
+            clamp(&mut d.cy, y + r, y + h - r);
+        }
+        for g in &mut self.guides {
+            clamp(&mut g.x1, x, x + w);
+            clamp(&mut g.x2, x, x + w);
+            clamp(&mut g.y1, y, y + h);
+            clamp(&mut g.y2, y, y + h);
+        }
+    }
+}
+
 /// A coordinate with at most one decimal, without a trailing `.0`.
 pub fn px(v: f64) -> String {
     let r = (v * 10.0).round() / 10.0;

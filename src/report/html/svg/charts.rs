@@ -3,6 +3,7 @@
 //! the submission against the reference convergence points.
 
 use super::*;
+pub use crate::report::html::target::QualityTarget;
 
 /// One run's evaluation curve.
 #[derive(Debug, Clone)]
@@ -22,6 +23,7 @@ pub fn eval_chart(
     x_label: &str,
     y_label: &str,
     curves: &[Curve],
+    target: Option<QualityTarget>,
 ) -> Option<Chart> {
     let all: Vec<(f64, f64)> = curves
         .iter()
@@ -31,7 +33,12 @@ pub fn eval_chart(
         return None;
     }
     let (x0, x1) = minmax(all.iter().map(|p| p.0));
-    let (y0, y1) = minmax(all.iter().map(|p| p.1));
+    // The target is inside the picture even when no run came near it.
+    let (y0, y1) = minmax(
+        all.iter()
+            .map(|p| p.1)
+            .chain(target.map(|t| t.value).filter(|v| v.is_finite())),
+    );
     // Positions start at 0 unless the first evaluation comes late.
     let (x0, x1) = if x0 >= 0.0 && x0 <= 0.3 * x1 {
         (0.0, padded(x0, x1).1)
@@ -50,15 +57,67 @@ pub fn eval_chart(
     c.x_ticks = axes.x_ticks(&human);
     c.y_ticks = axes.y_ticks(&human);
     let converged = curves.iter().filter(|c| c.target.is_some()).count();
+    // Runs whose evaluations are identical to an earlier run's: drawn
+    // dashed over it (both colours show) and named in the legend.
+    let same_as: Vec<Option<usize>> = curves
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            curves[..i]
+                .iter()
+                .position(|o| !c.points.is_empty() && o.points == c.points)
+        })
+        .collect();
+    let identical = same_as.iter().filter(|s| s.is_some()).count();
     c.desc = format!(
-        "{} runs, {converged} converged; each line is one run, a ringed dot marks where it reached the target",
-        curves.len()
+        "{} runs, {converged} converged{}; each line is one run, a ringed dot marks where it reached the target",
+        curves.len(),
+        if identical > 0 {
+            format!(", {identical} with evaluations identical to another run's (dashed)")
+        } else {
+            String::new()
+        }
     );
-    for curve in curves {
+    if let Some(t) = target {
+        let y = axes.y.map(t.value);
+        c.guides.push(Guide {
+            class: "quality-target".into(),
+            x1: px(LEFT),
+            y1: px(y),
+            x2: px(WIDTH - RIGHT),
+            y2: px(y),
+            title: format!(
+                "quality target: {} {}",
+                if t.higher_is_better { ">=" } else { "<=" },
+                human(t.value)
+            ),
+        });
+        // The label sits inside the frame, on the side away from the
+        // curves' start.
+        let below = if t.higher_is_better { 14.0 } else { -5.0 };
+        let ly = (y + below).clamp(TOP + 12.0, HEIGHT - BOTTOM - 4.0);
+        c.labels.push(Label {
+            class: "target-label".into(),
+            x: px(WIDTH - RIGHT - 6.0),
+            y: px(ly),
+            anchor: "end",
+            transform: String::new(),
+            text: format!(
+                "target {} {}",
+                if t.higher_is_better { "≥" } else { "≤" },
+                human(t.value)
+            ),
+        });
+    }
+    for (k, curve) in curves.iter().enumerate() {
         if curve.points.is_empty() {
             continue;
         }
-        let class = format!("run s{}", curve.index % PALETTE);
+        let dup = same_as.get(k).copied().flatten();
+        let class = match dup {
+            Some(_) => format!("run s{} identical", curve.index % PALETTE),
+            None => format!("run s{}", curve.index % PALETTE),
+        };
         let pts = downsample(&curve.points, MAX_POINTS);
         let points: Vec<String> = pts.iter().map(|p| axes.point(*p)).collect();
         let status = match curve.target {
@@ -96,14 +155,27 @@ pub fn eval_chart(
             }
         }
         c.legend.push(LegendItem {
-            class: format!("line s{}", curve.index % PALETTE),
-            label: curve.name.clone(),
+            class: match dup {
+                Some(_) => format!("line s{} identical", curve.index % PALETTE),
+                None => format!("line s{}", curve.index % PALETTE),
+            },
+            label: match dup.and_then(|d| curves.get(d)) {
+                Some(first) => format!("{} (identical to {})", curve.name, first.name),
+                None => curve.name.clone(),
+            },
         });
     }
     c.legend.push(LegendItem {
         class: "target-key".into(),
         label: "target reached (convergence point)".into(),
     });
+    if target.is_some() {
+        c.legend.push(LegendItem {
+            class: "quality-target".into(),
+            label: "quality target".into(),
+        });
+    }
+    c.keep_inside();
     Some(c)
 }
 
@@ -211,7 +283,7 @@ pub fn time_chart(id: &str, title: String, runs: &[TimedRun], mean: Option<f64>)
         c.guides.push(Guide {
             class: "mean".into(),
             x1: px(x.map(m)),
-            y1: px(TOP - 4.0),
+            y1: px(TOP),
             x2: px(x.map(m)),
             y2: px(height - BOTTOM),
             title: format!("olympic mean {} min", human(m)),
@@ -245,6 +317,7 @@ pub fn time_chart(id: &str, title: String, runs: &[TimedRun], mean: Option<f64>)
             label: "olympic mean".into(),
         });
     }
+    c.keep_inside();
     Some(c)
 }
 
@@ -286,7 +359,8 @@ pub fn rcp_chart(id: &str, title: String, p: &RcpPicture) -> Option<Chart> {
         ys.push(m);
     }
     if let Some(u) = &p.used {
-        ys.push(u.min_mean);
+        xs.push(u.batch_size);
+        ys.extend([u.mean, u.min_mean]);
     }
     ys.extend(p.runs.iter().copied());
     let (x0, x1) = minmax(xs.iter().copied());
@@ -448,5 +522,6 @@ pub fn rcp_chart(id: &str, title: String, p: &RcpPicture) -> Option<Chart> {
             label: "interpolated reference".into(),
         });
     }
+    c.keep_inside();
     Some(c)
 }
