@@ -236,7 +236,7 @@ fn benchmark_details(b: &BenchmarkReport) -> Option<String> {
                 "non-compliant run",
                 "non-compliant runs"
             ),
-            esc(&b.non_compliant.join(", "))
+            esc(&crate::discover::paths::name_list(b.non_compliant.iter()))
         ));
     }
     if let Some(cv) = b.stats.as_ref().and_then(|s| s.cv) {
