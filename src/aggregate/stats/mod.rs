@@ -186,11 +186,22 @@ pub fn analyse(
 fn rcp_finding_text(r: &RcpResult) -> String {
     match (r.mean_epochs, r.min_epochs, r.rcp_mean) {
         (Some(m), Some(min), Some(rm)) => format!(
-            "RCP check: {} (submission mean {m}, minimum acceptable {min}, RCP mean {rm})",
+            "the runs converge faster than the reference allows: mean {} against a minimum of {} (reference mean {}); official: {}",
+            short(m),
+            short(min),
+            short(rm),
             r.message
         ),
-        _ => format!("RCP check: {}", r.message),
+        _ => format!("RCP check failed: {}", r.message),
     }
+}
+
+/// A convergence value for a message: at most 4 decimals, trailing zeros
+/// dropped (`348904.5103`, `3.21`).
+fn short(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
 }
 
 /// Whether a `package_checker_params` file turns on `rcp-bypass`, as
