@@ -441,12 +441,12 @@ fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::
     if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
         return None;
     }
-    let text = String::from_utf8_lossy(&bytes);
     // Shell files are always read: their assignments resolve variables in
     // the other configs.
-    if format != configs::Format::Shell && !rules.prefilter.may_match(&text, !vendored(rules, f)) {
+    if format != configs::Format::Shell && !rules.prefilter.may_match(&bytes, !vendored(rules, f)) {
         return Some(Ok(Vec::new()));
     }
+    let text = String::from_utf8_lossy(&bytes);
     Some(Ok(configs::parse(&text, format)))
 }
 
