@@ -495,7 +495,9 @@ fn example_with_config(extra_config: Option<&str>) -> tempfile::TempDir {
     std::fs::create_dir_all(&impl_dir).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(
         impl_dir.join("config_DGX.sh"),
-        "export DGXNGPU=8\nexport GRAD_COMPRESSION=powersgd\nexport ASYNC_EVAL=1\n",
+        // A generic compression switch (a warning); a named method the
+        // framework data knows (powersgd) would be an error (issue 16).
+        "export DGXNGPU=8\nexport GRAD_COMPRESSION=1\nexport ASYNC_EVAL=1\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
     if let Some(cfg) = extra_config {

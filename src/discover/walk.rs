@@ -530,14 +530,14 @@ fn walk_implementations(w: &mut Walker, s: &mut Submission, dir: &Entry) {
             continue;
         }
         walk_files(w, &bm.fs, &bm.path, &mut |w, e, rel| {
-            // rel: components below benchmarks/<bm>/
-            if rel.first().map(String::as_str) != Some("implementations") {
-                return;
-            }
-            let implementation = if rel.len() > 2 {
-                Some(rel[1].clone())
-            } else {
-                None
+            // rel: components below benchmarks/<bm>/. Implementations sit in
+            // implementations/<impl>/, but older rounds keep them directly in
+            // benchmarks/<bm>/<impl>/: every file counts (issue 16).
+            let implementation = match rel.first().map(String::as_str) {
+                Some("implementations") if rel.len() > 2 => Some(rel[1].clone()),
+                Some("implementations") => None,
+                Some(first) if rel.len() > 1 => Some(first.to_string()),
+                _ => None,
             };
             let _ = w;
             s.implementation_files.push(ImplFile {

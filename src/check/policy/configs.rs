@@ -11,9 +11,11 @@
 //! - an environment assignment (`export NAME=value`, `NAME=value`,
 //!   `${NAME:-value}`, Dockerfile `ENV`/`ARG`).
 
+use super::frameworks::Frameworks;
+use super::interpolate::{expand, Env};
 use super::signals::{normalize, unquote, SignalMatcher};
 use regex::Regex;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 /// What kind of setting an entry is.
@@ -122,14 +124,6 @@ fn yaml_key_re() -> Option<&'static Regex> {
     )
 }
 
-fn json_key_re() -> Option<&'static Regex> {
-    static R: OnceLock<Option<Regex>> = OnceLock::new();
-    re(
-        &R,
-        r#""((?:[^"\\\n]|\\.)*)"\s*:\s*("(?:[^"\\\n]|\\.)*"|[-+0-9.eE]+|true|false|null|[\[{])?"#,
-    )
-}
-
 fn ini_key_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
@@ -169,6 +163,9 @@ fn first_word(v: &str) -> &str {
 }
 
 fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    if !line.contains("--") {
+        return;
+    }
     let Some(r) = flag_re() else { return };
     for c in r.captures_iter(line) {
         let Some(name) = c.get(1) else { continue };
@@ -210,6 +207,11 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
             let value = first_word(v.as_str()).to_string();
             let mut path = parents.to_vec();
             path.push(k.as_str().to_string());
+            let t = value.trim();
+            if t.starts_with('{') && t.ends_with('}') {
+                // JSON held in a shell variable (TF_CONFIG='{"cluster": ...}').
+                json_entries(t, &path, lineno.saturating_sub(1), out);
+            }
             out.push(Entry {
                 line: lineno,
                 path,
@@ -235,7 +237,36 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
             }
         }
     }
+    oc_env_defaults(code, lineno, parents, out);
     flags(code, lineno, parents, out);
+}
+
+/// `${oc.env:NAME,default}` (OmegaConf): the variable with its default, as
+/// a setting of its own.
+fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    if !code.contains("oc.env") {
+        return;
+    }
+    let Some(r) = oc_env_re() else { return };
+    for c in r.captures_iter(code) {
+        if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
+            let value = unquote(v.as_str().trim()).to_string();
+            let mut path = parents.to_vec();
+            path.push(k.as_str().to_string());
+            out.push(Entry {
+                line: lineno,
+                path,
+                display: format!("${{oc.env:{},{}}}", k.as_str(), value),
+                value,
+                kind: EntryKind::Key { header: false },
+            });
+        }
+    }
+}
+
+fn oc_env_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(&R, r#"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*),([^}]*)\}"#)
 }
 
 fn parse_shell(text: &str) -> Vec<Entry> {
@@ -319,6 +350,7 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 }
                 stack.push((indent, k));
                 if !v.is_empty() && !is_block {
+                    oc_env_defaults(v, lineno, &parents, &mut out);
                     flags(v, lineno, &parents, &mut out);
                 }
             }
@@ -337,45 +369,127 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
     out
 }
 
-fn line_starts(text: &str) -> Vec<usize> {
-    let mut v = vec![0];
-    v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|p| p + 1));
-    v
-}
+/// Deepest JSON nesting whose keys are kept in paths.
+const MAX_JSON_DEPTH: usize = 64;
 
-fn line_at(starts: &[usize], offset: usize) -> u64 {
-    match starts.binary_search(&offset) {
-        Ok(i) => i as u64 + 1,
-        Err(i) => i as u64,
+/// A JSON (or JSON-like) text, nested keys as paths. A forgiving scanner,
+/// not a validator: broken JSON gives fewer settings, never an error.
+/// `prefix` goes before every path (the shell variable a JSON string is
+/// held in); `line0` is added to every line (0 for a file).
+fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut Vec<Entry>) {
+    let b = text.as_bytes();
+    let mut line = 1u64;
+    // Open containers: the key that opened each (None for array items or
+    // the top level).
+    let mut stack: Vec<Option<String>> = Vec::new();
+    let mut pending: Option<(String, u64)> = None;
+    let path_of = |stack: &[Option<String>], key: Option<&str>| -> Vec<String> {
+        let mut p = prefix.to_vec();
+        p.extend(stack.iter().flatten().cloned());
+        if let Some(k) = key {
+            p.push(k.to_string());
+        }
+        p
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => line += 1,
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j] != b'"' {
+                    if b[j] == b'\\' {
+                        j += 1;
+                    } else if b[j] == b'\n' {
+                        break;
+                    }
+                    j += 1;
+                }
+                let end = j.min(b.len());
+                let s = text.get(start..end).unwrap_or("").to_string();
+                i = end;
+                // A key when a ':' follows.
+                let mut k = end + 1;
+                while k < b.len() && (b[k] == b' ' || b[k] == b'\t' || b[k] == b'\r') {
+                    k += 1;
+                }
+                if k < b.len() && b[k] == b':' {
+                    pending = Some((s, line));
+                    i = k;
+                } else {
+                    let key = pending.take();
+                    let display = match &key {
+                        Some((k, _)) => format!("\"{k}\": \"{s}\""),
+                        None => format!("\"{s}\""),
+                    };
+                    out.push(Entry {
+                        line: line0 + line,
+                        path: path_of(&stack, key.as_ref().map(|(k, _)| k.as_str())),
+                        value: s,
+                        kind: if key.is_some() {
+                            EntryKind::Key { header: false }
+                        } else {
+                            EntryKind::Value
+                        },
+                        display,
+                    });
+                }
+            }
+            b'{' | b'[' => {
+                let key = pending.take();
+                if let Some((k, l)) = &key {
+                    out.push(Entry {
+                        line: line0 + l,
+                        path: path_of(&stack, Some(k)),
+                        value: String::new(),
+                        kind: EntryKind::Key { header: true },
+                        display: format!("\"{k}\""),
+                    });
+                }
+                if stack.len() < MAX_JSON_DEPTH {
+                    stack.push(key.map(|(k, _)| k));
+                } else {
+                    stack.push(None);
+                }
+            }
+            b'}' | b']' => {
+                pending = None;
+                stack.pop();
+            }
+            b',' => pending = None,
+            _ if c.is_ascii_alphanumeric() || c == b'-' || c == b'+' || c == b'.' => {
+                let start = i;
+                while i + 1 < b.len()
+                    && (b[i + 1].is_ascii_alphanumeric() || b"-+._".contains(&b[i + 1]))
+                {
+                    i += 1;
+                }
+                let lit = text.get(start..=i).unwrap_or("").to_string();
+                if let Some((k, l)) = pending.take() {
+                    out.push(Entry {
+                        line: line0 + l,
+                        path: path_of(&stack, Some(&k)),
+                        display: format!("\"{k}\": {lit}"),
+                        value: lit,
+                        kind: EntryKind::Key { header: false },
+                    });
+                }
+            }
+            _ => {}
+        }
+        i += 1;
     }
 }
 
 fn parse_json(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
-    let starts = line_starts(text);
-    if let Some(r) = json_key_re() {
-        for c in r.captures_iter(text) {
-            let (Some(all), Some(k)) = (c.get(0), c.get(1)) else {
-                continue;
-            };
-            let raw = c.get(2).map(|m| m.as_str()).unwrap_or("");
-            let header = raw == "{" || raw == "[";
-            let value = if header { "" } else { unquote(raw) }.to_string();
-            out.push(Entry {
-                line: line_at(&starts, all.start()),
-                path: vec![k.as_str().to_string()],
-                display: if header {
-                    format!("\"{}\"", k.as_str())
-                } else {
-                    format!("\"{}\": {raw}", k.as_str())
-                },
-                value,
-                kind: EntryKind::Key { header },
-            });
+    json_entries(text, &[], 0, &mut out);
+    if text.contains("--") {
+        for (i, line) in text.lines().enumerate() {
+            flags(line, i as u64 + 1, &[], &mut out);
         }
-    }
-    for (i, line) in text.lines().enumerate() {
-        flags(line, i as u64 + 1, &[], &mut out);
     }
     out
 }
@@ -449,42 +563,152 @@ pub fn parse(text: &str, format: Format) -> Vec<Entry> {
     entries
 }
 
-/// A signal found at one entry.
+/// What was found at one entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HitKind {
+    /// A signal family of `signals.yaml` (a warning), by index.
+    Family(usize),
+    /// A framework setting of `frameworks/*.yaml`, by index.
+    Setting(usize),
+    /// A known framework optimizer: its mllog name.
+    Optimizer(String),
+}
+
+/// A finding-to-be at one entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub line: u64,
-    pub family: usize,
+    pub kind: HitKind,
+    /// The matched words, or the value.
     pub word: String,
     pub display: String,
 }
 
-/// The signals among `entries`: at most one hit per line and family.
-pub fn signals(entries: &[Entry], m: &SignalMatcher) -> Vec<Hit> {
-    // Sections switched off by an `enabled: false` inside them.
-    let disabled: BTreeSet<Vec<String>> = entries
+/// Longest value (as written) whose words are matched: long enough for a
+/// dotted Python path (`torch.distributed.algorithms.ddp_comm_hooks...`).
+const MAX_VALUE_MATCHED: usize = 256;
+
+/// Dotted key paths of a file with their values, for `${a.b}` references.
+pub fn local_values(entries: &[Entry]) -> BTreeMap<String, String> {
+    entries
         .iter()
-        .filter(|e| matches!(e.kind, EntryKind::Key { header: false }))
-        .filter(|e| e.path.len() >= 2)
-        .filter(|e| {
-            e.path
+        .filter(|e| e.kind == (EntryKind::Key { header: false }) && e.path.len() >= 2)
+        .take(10_000)
+        .map(|e| (e.path.join("."), e.value.clone()))
+        .collect()
+}
+
+/// The signals, framework settings and optimizers among `entries`: at most
+/// one hit per line and code (a framework setting wins over the family of
+/// the same code).
+pub fn scan(
+    entries: &[Entry],
+    m: &SignalMatcher,
+    fw: &Frameworks,
+    env: &Env,
+    local: &BTreeMap<String, String>,
+) -> Vec<Hit> {
+    // Sections switched off by an `enabled: false` inside them; a
+    // `shared_parameters: {enabled: false}` (DeepSpeed compression) turns
+    // off its parent too.
+    let mut disabled: BTreeSet<Vec<String>> = BTreeSet::new();
+    for e in entries {
+        if !matches!(e.kind, EntryKind::Key { header: false }) || e.path.len() < 2 {
+            continue;
+        }
+        let Some(k) = e.path.last() else { continue };
+        if !m.is_enable_key(&normalize(k)) {
+            continue;
+        }
+        let values = expand(&e.value, env, local);
+        if !values.iter().all(|v| m.is_off(v)) {
+            continue;
+        }
+        let section = e.path[..e.path.len() - 1].to_vec();
+        if section.len() >= 2
+            && section
                 .last()
-                .is_some_and(|k| m.is_enable_key(&normalize(k)))
-                && m.is_off(&e.value)
-        })
-        .map(|e| e.path[..e.path.len() - 1].to_vec())
-        .collect();
+                .is_some_and(|s| normalize(s) == "shared_parameters")
+        {
+            disabled.insert(section[..section.len() - 1].to_vec());
+        }
+        disabled.insert(section);
+    }
     let under_disabled = |path: &[String]| (1..=path.len()).any(|n| disabled.contains(&path[..n]));
     let mut hits: Vec<Hit> = Vec::new();
-    let mut seen: BTreeSet<(u64, usize)> = BTreeSet::new();
     for e in entries {
-        let mut found: Vec<(usize, String)> = Vec::new();
-        if e.kind != EntryKind::Value {
-            if let Some(own) = e.path.last() {
-                let own_n = normalize(own);
-                let parent_n = if e.path.len() >= 2 {
-                    normalize(&e.path[e.path.len() - 2])
+        let mut found: Vec<(HitKind, String)> = Vec::new();
+        let norm_path: Vec<String> = e.path.iter().map(|p| normalize(p)).collect();
+        let key_n = norm_path
+            .iter()
+            .filter(|p| !p.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("_");
+        let own_n = norm_path.last().cloned().unwrap_or_default();
+        let negated = m.is_negated(&own_n);
+        let keyed = e.kind != EntryKind::Value;
+        let parent_disabled = under_disabled(&e.path[..e.path.len().saturating_sub(1)]);
+        let self_disabled = under_disabled(&e.path);
+        for value in expand(&e.value, env, local) {
+            let v = value.trim();
+            let off = m.is_off(v);
+            // Is a key-only setting on?
+            let on = if negated {
+                // --no-x, DISABLE_X=1: only an explicit off turns it on.
+                !v.is_empty() && off
+            } else {
+                match e.kind {
+                    EntryKind::Key { header: true } => !disabled.contains(&e.path),
+                    EntryKind::Flag => v.is_empty() || !off,
+                    _ => !off,
+                }
+            };
+            let value_n = if v.len() <= 80
+                || (v.len() <= MAX_VALUE_MATCHED && !v.contains(char::is_whitespace))
+            {
+                normalize(v)
+            } else {
+                String::new()
+            };
+            let key_for_fw = if keyed { key_n.as_str() } else { "" };
+            // Framework settings.
+            let fw_hits = fw.matches(key_for_fw, &value_n);
+            if !fw_hits.is_empty() && fw.allowed(key_for_fw, &value_n) {
+                continue;
+            }
+            // A setting the framework data knows decides alone, on or off
+            // (`--localsgd-frequency 1` is not local SGD).
+            let known = !fw_hits.is_empty();
+            for h in fw_hits {
+                let Some(s) = fw.settings.get(h.setting) else {
+                    continue;
+                };
+                let active = if h.by_value {
+                    !self_disabled
                 } else {
-                    String::new()
+                    on && !parent_disabled
+                        && match s.min {
+                            Some(min) => v.parse::<f64>().is_ok_and(|x| x >= min),
+                            None => true,
+                        }
+                };
+                if active {
+                    found.push((HitKind::Setting(h.setting), s.id.clone()));
+                }
+            }
+            // Optimizers named by a config.
+            if keyed && !self_disabled {
+                if let Some(opt) = fw.optimizer(&key_n, &value_n) {
+                    found.push((HitKind::Optimizer(opt.to_string()), v.to_string()));
+                }
+            }
+            // Signal families: the key with its parent, and short values.
+            if keyed && !own_n.is_empty() && !known {
+                let parent_n = if norm_path.len() >= 2 {
+                    norm_path[norm_path.len() - 2].as_str()
+                } else {
+                    ""
                 };
                 let joined = if parent_n.is_empty() {
                     own_n.clone()
@@ -495,41 +719,72 @@ pub fn signals(entries: &[Entry], m: &SignalMatcher) -> Vec<Hit> {
                     .match_normalized(&joined)
                     .filter(|h| parent_n.is_empty() || h.end > parent_n.len() + 1);
                 if let Some(h) = hit {
-                    let on = if m.is_negated(&own_n) {
-                        // --no-x, DISABLE_X=1: only an explicit off turns it on.
-                        !e.value.is_empty() && m.is_off(&e.value)
-                    } else {
-                        match e.kind {
-                            EntryKind::Key { header: true } => !disabled.contains(&e.path),
-                            EntryKind::Flag => e.value.is_empty() || !m.is_off(&e.value),
-                            _ => !m.is_off(&e.value),
-                        }
-                    };
-                    if on && !under_disabled(&e.path[..e.path.len() - 1]) {
-                        found.push((h.family, h.word));
+                    if on && !parent_disabled && !fw.allowed(&key_n, "") {
+                        found.push((HitKind::Family(h.family), h.word));
+                    }
+                }
+            }
+            if !known && !value_n.is_empty() && !v.starts_with('-') && !v.contains('/') {
+                if let Some(h) = m.match_normalized(&value_n) {
+                    if !self_disabled {
+                        found.push((HitKind::Family(h.family), h.word));
                     }
                 }
             }
         }
-        let v = e.value.trim();
-        if !v.is_empty() && v.len() <= 80 && !v.contains('/') && !v.starts_with('-') {
-            if let Some(h) = m.match_name(v) {
-                if !under_disabled(&e.path) {
-                    found.push((h.family, h.word));
-                }
+        let code_of = |k: &HitKind| -> Option<String> {
+            match k {
+                HitKind::Family(i) => m.families.get(*i).map(|f| f.code.clone()),
+                HitKind::Setting(i) => fw.settings.get(*i).map(|s| s.code.clone()),
+                HitKind::Optimizer(_) => None,
             }
-        }
-        for (family, word) in found {
-            if seen.insert((e.line, family)) {
+        };
+        let setting_codes: BTreeSet<String> = found
+            .iter()
+            .filter(|(k, _)| matches!(k, HitKind::Setting(_)))
+            .filter_map(|(k, _)| code_of(k))
+            .collect();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        for (kind, word) in found {
+            let tag = match &kind {
+                HitKind::Family(_) => {
+                    let c = code_of(&kind).unwrap_or_default();
+                    if setting_codes.contains(&c) {
+                        continue;
+                    }
+                    format!("family {c}")
+                }
+                HitKind::Setting(i) => format!("setting {i}"),
+                HitKind::Optimizer(o) => format!("optimizer {o}"),
+            };
+            if seen.insert(tag) {
                 hits.push(Hit {
                     line: e.line,
-                    family,
+                    kind,
                     word,
                     display: e.display.chars().take(120).collect(),
                 });
             }
         }
     }
+    // One hit per line and code (the first: settings in data order).
+    let mut seen: BTreeSet<(u64, String)> = BTreeSet::new();
+    hits.retain(|h| {
+        let tag = match &h.kind {
+            HitKind::Family(i) => m
+                .families
+                .get(*i)
+                .map(|f| f.code.clone())
+                .unwrap_or_default(),
+            HitKind::Setting(i) => fw
+                .settings
+                .get(*i)
+                .map(|s| s.code.clone())
+                .unwrap_or_default(),
+            HitKind::Optimizer(o) => format!("optimizer {o}"),
+        };
+        seen.insert((h.line, tag))
+    });
     hits
 }
 
@@ -582,7 +837,7 @@ mod tests {
         let e = parse(j, Format::Json);
         assert!(e
             .iter()
-            .any(|e| e.line == 3 && e.path == ["b"] && e.value == "false"));
+            .any(|e| e.line == 3 && e.path == ["a", "b"] && e.value == "false"));
         assert!(e
             .iter()
             .any(|e| e.line == 4 && e.path == ["c"] && e.value == "d"));

@@ -7,7 +7,7 @@ use super::hyperparams::state;
 use super::{BenchmarkPolicy, LogFacts, PolicyRules};
 use crate::check::rules::expr::{number, Expr};
 use crate::finding::code;
-use crate::finding::Finding;
+use crate::finding::{Finding, Severity};
 
 fn eval_num(e: &Expr, s: &minijinja::Value) -> Option<f64> {
     let ctx = minijinja::context! { s => s.clone(), v => minijinja::Value::from(()) };
@@ -54,23 +54,54 @@ pub fn check(
             }
         }
     }
+    // Extra evaluations at a boundary (the end of an epoch) are outside the
+    // interval schedule.
+    if let Some(b) = sch.boundary.as_ref().and_then(|(_, e)| eval_num(e, &s)) {
+        if b > 0.0 {
+            // A boundary evaluation closer to the one before than an
+            // interval is the extra one; the schedule goes on from before it.
+            let mut kept: Vec<(f64, u64, &str)> = Vec::with_capacity(pos.len());
+            for p in pos {
+                let at_boundary = ((p.0 / b).round() * b - p.0).abs() <= slack.max(1e-9);
+                let early = kept
+                    .last()
+                    .is_some_and(|(q, _, _)| p.0 - q < every - tol - slack);
+                if !(at_boundary && early) {
+                    kept.push(p);
+                }
+            }
+            pos = kept;
+        }
+    }
+    // Positions all below one interval are not in the schedule's unit (an
+    // epoch count where samples are expected): nothing to compare.
+    if pos.iter().all(|(p, _, _)| *p < every - tol) {
+        return out;
+    }
     let rule = rules.rule(&format!("benchmarks.{benchmark}.eval_schedule"));
-    let warn = |line: u64, msg: String| {
-        Finding::of(code::POL030, path, msg)
+    // Evaluating earlier or more often than the schedule can stop the clock
+    // early: a warning. Later or less often cannot: a note.
+    let finding = |line: u64, early: bool, msg: String| {
+        let mut f = Finding::of(code::POL030, path, msg)
             .at_line(Some(line))
             .with_help(rules.help("POL030"))
-            .with_rule(rule.clone())
+            .with_rule(rule.clone());
+        if !early {
+            f.severity = Severity::Note;
+        }
+        f
+    };
+    let first_tol = match &sch.first_tolerance {
+        Some((_, e)) => eval_num(e, &s),
+        None => Some(tol),
     };
     if let (Some((first_expr_src, first_expr)), Some((p0, line, field))) = (&sch.first, pos.first())
     {
-        let first_tol = match &sch.first_tolerance {
-            Some((_, e)) => eval_num(e, &s),
-            None => Some(tol),
-        };
         if let (Some(want), Some(ftol)) = (eval_num(first_expr, &s), first_tol) {
             if (p0 - want).abs() > ftol + slack {
-                out.push(warn(
+                out.push(finding(
                     *line,
+                    *p0 < want,
                     format!(
                         "first evaluation at {field} {}, {} than the rules' {} (`{first_expr_src}`, tolerance {})",
                         fmt(*p0),
@@ -82,25 +113,38 @@ pub fn check(
             }
         }
     }
+    // The first interval may round to a step boundary at both ends of the
+    // skipped evaluations: it gets the first position's tolerance.
     let bad: Vec<(f64, f64, u64, &str)> = pos
         .windows(2)
-        .filter_map(|w| {
+        .enumerate()
+        .filter_map(|(i, w)| {
             let d = w[1].0 - w[0].0;
-            ((d - every).abs() > tol + slack).then_some((w[0].0, w[1].0, w[1].1, w[1].2))
+            let t = if i == 0 && sch.first.is_some() {
+                first_tol.unwrap_or(tol).max(tol)
+            } else {
+                tol
+            };
+            ((d - every).abs() > t + slack).then_some((w[0].0, w[1].0, w[1].1, w[1].2))
         })
         .collect();
-    if let Some((a, b, line, field)) = bad.first() {
-        let shorter = bad.iter().filter(|(a, b, _, _)| b - a < every).count();
-        out.push(warn(
+    let shorter: Vec<&(f64, f64, u64, &str)> =
+        bad.iter().filter(|(a, b, _, _)| b - a < every).collect();
+    let longer = bad.len() - shorter.len();
+    // Report the first shorter interval when there is one (the one that
+    // matters), else the first longer one.
+    if let Some((a, b, line, field)) = shorter.first().copied().or(bad.first()) {
+        out.push(finding(
             *line,
+            !shorter.is_empty(),
             format!(
-                "{} of {} evaluation intervals are not {} (`{}`, tolerance {}; {shorter} shorter, {} longer); first: {field} {} -> {}",
+                "{} of {} evaluation intervals are not {} (`{}`, tolerance {}; {} shorter, {longer} longer); first: {field} {} -> {}",
                 bad.len(),
                 pos.len().saturating_sub(1),
                 fmt(every),
                 sch.every.0,
                 fmt(tol),
-                bad.len() - shorter,
+                shorter.len(),
                 fmt(*a),
                 fmt(*b)
             ),

@@ -16,8 +16,11 @@
 pub mod configs;
 pub mod disclosure;
 pub mod eval_schedule;
+pub mod frameworks;
 pub mod hyperparams;
+pub mod interpolate;
 pub mod optimizer;
+pub mod prefilter;
 pub mod rules;
 pub mod signals;
 
@@ -33,8 +36,8 @@ use std::path::Path;
 /// Codes the policy checks emit besides the signal families (whose codes
 /// come from the signal data). Every one must be documented.
 pub const CODES: &[&str] = &[
-    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL020", "POL021", "POL030",
-    "POL040", "POL041", "CFG001",
+    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL007", "POL020", "POL021",
+    "POL030", "POL040", "POL041", "POL050", "CFG001",
 ];
 
 /// Bytes read to decide that a config file is binary.
@@ -337,36 +340,74 @@ pub fn check_facts(
     out
 }
 
-/// Update-consistency signals in implementation configs. Files the signal
-/// data does not list as configs are skipped, binary files silently, files
-/// over the size limit with a POL041 note; a file that cannot be read is a
-/// POL040 warning. The caller decides whether the division is closed.
+/// Update-consistency signals, framework settings, optimizers and
+/// repeatability settings in implementation configs. Files the signal data
+/// does not list as configs are skipped, binary files silently, files over
+/// the size limit with a POL041 note; a file that cannot be read is a
+/// POL040 warning. Variables are resolved across the configs of the same
+/// benchmark. The caller decides whether the division is closed.
 pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
     use rayon::prelude::*;
-    // Packages vendor whole framework trees (thousands of files): read them
-    // in parallel.
-    let mut out: Vec<Finding> = files
+    // Packages vendor whole framework trees (thousands of files): read and
+    // parse them in parallel, then resolve variables per benchmark, then
+    // match.
+    let parsed: Vec<(usize, Result<Vec<configs::Entry>, Finding>)> = files
         .par_iter()
-        .flat_map_iter(|f| check_config(rules, f))
+        .enumerate()
+        .filter_map(|(i, f)| read_config(rules, f).map(|r| (i, r)))
+        .collect();
+    let mut envs: BTreeMap<&str, interpolate::Env> = BTreeMap::new();
+    for (i, r) in &parsed {
+        if let (Some(f), Ok(entries)) = (files.get(*i), r) {
+            envs.entry(f.benchmark.as_str()).or_default().add(entries);
+        }
+    }
+    let empty = interpolate::Env::default();
+    let mut out: Vec<Finding> = parsed
+        .par_iter()
+        .flat_map_iter(|(i, r)| {
+            let Some(f) = files.get(*i) else {
+                return Vec::new();
+            };
+            match r {
+                Err(finding) => vec![finding.clone()],
+                Ok(entries) => {
+                    let env = envs.get(f.benchmark.as_str()).unwrap_or(&empty);
+                    entry_findings(rules, f, entries, env)
+                }
+            }
+        })
         .collect();
     crate::finding::sort_findings(&mut out);
+    // Repeatability notes: one per setting and implementation (the first
+    // file that sets it), not one per vendored config.
+    let mut seen: BTreeSet<(String, Option<String>, String)> = BTreeSet::new();
+    let by_path: HashMap<&str, &ImplFile> =
+        files.iter().map(|f| (f.file.path.as_str(), f)).collect();
+    out.retain(|x| {
+        if x.code != "POL050" {
+            return true;
+        }
+        let (bm, imp) = by_path
+            .get(x.path.as_str())
+            .map(|f| (f.benchmark.clone(), f.implementation.clone()))
+            .unwrap_or_default();
+        seen.insert((bm, imp, x.rule.clone().unwrap_or_default()))
+    });
     out
 }
 
-/// The findings of one implementation file (none for a file that is not a
-/// config, or binary).
-fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
+/// Reads and parses one implementation file: `None` for a file that is not
+/// a config, or binary; `Err` a POL040/POL041 finding.
+fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::Entry>, Finding>> {
     let cf = &rules.signals.config_files;
-    let mut out = Vec::new();
     let name = f
         .file
         .fs
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(format) = configs::format_of(&name, &cf.extensions, &cf.names) else {
-        return out;
-    };
+    let format = configs::format_of(&name, &cf.extensions, &cf.names)?;
     let path = f.file.path.as_str();
     let unreadable = |e: std::io::Error| {
         Finding::of(
@@ -378,42 +419,61 @@ fn check_config(rules: &PolicyRules, f: &ImplFile) -> Vec<Finding> {
     };
     let meta = match std::fs::metadata(&f.file.fs) {
         Ok(m) => m,
-        Err(e) => {
-            out.push(unreadable(e));
-            return out;
-        }
+        Err(e) => return Some(Err(unreadable(e))),
     };
     if meta.len() > cf.max_bytes {
-        out.push(
-            Finding::of(
-                code::POL041,
-                path,
-                format!(
-                    "implementation config not scanned for policy signals: {} bytes, the limit is {}",
-                    meta.len(),
-                    cf.max_bytes
-                ),
-            )
-            .with_help(rules.help("POL041"))
-            .with_rule(rules.signal_rule("config_files")),
-        );
-        return out;
+        return Some(Err(Finding::of(
+            code::POL041,
+            path,
+            format!(
+                "implementation config not scanned for policy signals: {} bytes, the limit is {}",
+                meta.len(),
+                cf.max_bytes
+            ),
+        )
+        .with_help(rules.help("POL041"))
+        .with_rule(rules.signal_rule("config_files"))));
     }
     let bytes = match crate::safe_io::read_regular(&f.file.fs, cf.max_bytes) {
         Ok(b) => b,
-        Err(e) => {
-            out.push(unreadable(e));
-            return out;
-        }
+        Err(e) => return Some(Err(unreadable(e))),
     };
     if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
-        return out;
+        return None;
+    }
+    // Shell files are always read: their assignments resolve variables in
+    // the other configs.
+    if format != configs::Format::Shell && !rules.prefilter.may_match(&bytes, !vendored(rules, f)) {
+        return Some(Ok(Vec::new()));
     }
     let text = String::from_utf8_lossy(&bytes);
-    config_text_findings(rules, path, &text, format)
+    Some(Ok(configs::parse(&text, format)))
 }
 
-/// The signal findings of one config text (`path` names it).
+/// Whether a file sits in a vendored framework tree inside its
+/// implementation (`<impl>/NeMo/examples/...`).
+fn vendored(rules: &PolicyRules, f: &ImplFile) -> bool {
+    let parts: Vec<&str> = f.file.path.split('/').collect();
+    let Some(b) = parts
+        .iter()
+        .position(|p| *p == "benchmarks" || *p == "benchmark")
+    else {
+        return false;
+    };
+    // benchmarks/<bm>/[implementations/]<impl>/<dirs...>/<file>
+    let mut i = b + 2;
+    if parts.get(i) == Some(&"implementations") {
+        i += 1;
+    }
+    i += 1;
+    let dirs = parts.get(i..parts.len().saturating_sub(1)).unwrap_or(&[]);
+    let v = &rules.signals.config_files.vendored;
+    dirs.iter()
+        .any(|d| v.iter().any(|x| x.eq_ignore_ascii_case(d)))
+}
+
+/// The findings of one config text (`path` names it), read alone (no
+/// variables from other files).
 pub fn config_text_findings(
     rules: &PolicyRules,
     path: &str,
@@ -421,24 +481,116 @@ pub fn config_text_findings(
     format: configs::Format,
 ) -> Vec<Finding> {
     let entries = configs::parse(text, format);
-    configs::signals(&entries, &rules.signals)
+    let mut env = interpolate::Env::default();
+    env.add(&entries);
+    let f = ImplFile {
+        benchmark: String::new(),
+        implementation: None,
+        file: crate::discover::tree::FileRef {
+            path: path.to_string(),
+            fs: std::path::PathBuf::from(path),
+        },
+    };
+    entry_findings(rules, &f, &entries, &env)
+}
+
+fn entry_findings(
+    rules: &PolicyRules,
+    f: &ImplFile,
+    entries: &[configs::Entry],
+    env: &interpolate::Env,
+) -> Vec<Finding> {
+    let path = f.file.path.as_str();
+    let local = if entries.iter().any(|e| e.value.contains("${")) {
+        configs::local_values(entries)
+    } else {
+        BTreeMap::new()
+    };
+    let bm = rules.benchmarks.get(f.benchmark.as_str());
+    let vendored = vendored(rules, f);
+    configs::scan(entries, &rules.signals, &rules.frameworks, env, &local)
         .into_iter()
-        .filter_map(|h| {
-            let fam = rules.signals.families.get(h.family)?;
-            Some(
-                Finding::new(
-                    &fam.code,
-                    Severity::Warning,
-                    path,
-                    format!(
-                        "possible {}: {} (matches '{}')",
-                        fam.title, h.display, h.word
-                    ),
+        .filter_map(|h| match &h.kind {
+            configs::HitKind::Family(i) => {
+                let fam = rules.signals.families.get(*i)?;
+                let (severity, tail) = if vendored {
+                    (
+                        Severity::Note,
+                        "; in a vendored framework tree, an example the run need not use",
+                    )
+                } else {
+                    (Severity::Warning, "")
+                };
+                Some(
+                    Finding::new(
+                        &fam.code,
+                        severity,
+                        path,
+                        format!(
+                            "possible {}: {} (matches '{}'{tail})",
+                            fam.title, h.display, h.word
+                        ),
+                    )
+                    .at_line(Some(h.line))
+                    .with_help(rules.help(&fam.code))
+                    .with_rule(rules.signal_rule(&fam.name)),
                 )
-                .at_line(Some(h.line))
-                .with_help(rules.help(&fam.code))
-                .with_rule(rules.signal_rule(&fam.name)),
-            )
+            }
+            configs::HitKind::Setting(i) => {
+                let s = rules.frameworks.settings.get(*i)?;
+                if vendored && s.code == "POL050" {
+                    return None;
+                }
+                let (severity, tail) = if vendored && s.severity != Severity::Note {
+                    (
+                        Severity::Note,
+                        "; in a vendored framework tree, an example the run need not use",
+                    )
+                } else {
+                    (s.severity, "")
+                };
+                Some(
+                    Finding::new(
+                        &s.code,
+                        severity,
+                        path,
+                        format!(
+                            "{}: {} ({}; {}{tail})",
+                            s.framework_name, h.display, s.why, s.doc
+                        ),
+                    )
+                    .at_line(Some(h.line))
+                    .with_help(rules.help(&s.code))
+                    .with_rule(rules.framework_rule(&s.framework, &s.id)),
+                )
+            }
+            configs::HitKind::Optimizer(mllog) => {
+                if vendored {
+                    return None;
+                }
+                let policy = bm?;
+                let fw = &rules.frameworks;
+                let same = |n: &str| {
+                    fw.same_optimizer(n, &policy.optimizer)
+                        || policy.optimizer_also.iter().any(|a| fw.same_optimizer(n, a))
+                };
+                if same(mllog) {
+                    return None;
+                }
+                Some(
+                    Finding::of(
+                        code::POL007,
+                        path,
+                        format!(
+                            "{}: the config names optimizer '{}' (mllog '{mllog}'); the reference of {} is '{}'",
+                            h.display, h.word, f.benchmark, policy.optimizer
+                        ),
+                    )
+                    .at_line(Some(h.line))
+                    .with_help(rules.help("POL007"))
+                    .with_rule(rules.rule(&format!("benchmarks.{}.optimizer", f.benchmark))),
+                )
+            }
         })
         .collect()
 }

@@ -3,6 +3,8 @@
 //! Loading validates everything (regexes, expressions, codes) so a broken
 //! pack fails at load with the file named, never while checking.
 
+use super::frameworks::{FrameworkFile, Frameworks};
+use super::prefilter::Prefilter;
 use super::signals::{SignalMatcher, SignalsFile};
 use crate::check::rules::expr::{self, Expr};
 use crate::rulebook::codes::CodeRegistry;
@@ -74,6 +76,8 @@ struct ScheduleFile {
     first: Option<String>,
     #[serde(default)]
     first_tolerance: Option<String>,
+    #[serde(default)]
+    boundary: Option<String>,
 }
 
 /// A value check on one logged key: `expr` must be true, with `v` the event
@@ -98,6 +102,9 @@ pub struct EvalSchedule {
     pub first: Option<(String, Expr)>,
     /// Tolerance of the first position; defaults to `tolerance`.
     pub first_tolerance: Option<(String, Expr)>,
+    /// Positions at a multiple of this (epoch ends) are extra evaluations
+    /// outside the interval schedule.
+    pub boundary: Option<(String, Expr)>,
 }
 
 /// The policy of one benchmark in one round.
@@ -127,6 +134,12 @@ pub struct PolicyRules {
     pub disclosure: Option<Disclosure>,
     pub benchmarks: BTreeMap<String, BenchmarkPolicy>,
     pub signals: SignalMatcher,
+    /// Framework settings and optimizer names (`policy/frameworks/*.yaml`).
+    pub frameworks: Frameworks,
+    /// Decides which config texts are worth parsing.
+    pub(crate) prefilter: Prefilter,
+    /// `policy/frameworks`, for the `rule` field of findings.
+    pub(crate) frameworks_dir: String,
     /// Help text of every POL/CFG code, from `rules/codes/`.
     pub(crate) help: BTreeMap<String, String>,
 }
@@ -184,13 +197,50 @@ impl PolicyRules {
                 path: signals_path.clone(),
                 message: e.to_string(),
             })?;
+        let fw_dir = signals_file.frameworks.trim_end_matches('/').to_string();
         let signals = SignalMatcher::new(signals_file).map_err(|message| PolicyError::Invalid {
             path: signals_path.clone(),
             message,
         })?;
+        let mut fw_files = Vec::new();
+        for name in source.list(&fw_dir) {
+            let Some(stem) = name.strip_suffix(".yaml") else {
+                continue;
+            };
+            let rel = format!("{fw_dir}/{name}");
+            let fw_invalid = |message: String| PolicyError::Invalid {
+                path: source.display(&rel),
+                message,
+            };
+            let text = source
+                .read(&rel)
+                .map_err(|e| fw_invalid(e.to_string()))?
+                .ok_or_else(|| fw_invalid("cannot be read".into()))?;
+            let file: FrameworkFile =
+                serde_yaml::from_str(&text).map_err(|e| fw_invalid(e.to_string()))?;
+            fw_files.push((stem.to_string(), file));
+        }
+        if fw_files.is_empty() {
+            return Err(invalid(format!("no framework files in {fw_dir}")));
+        }
+        let frameworks = Frameworks::new(fw_files).map_err(|message| PolicyError::Invalid {
+            path: source.display(&fw_dir),
+            message,
+        })?;
+        let mut words = signals.patterns.clone();
+        words.extend(frameworks.text_patterns.iter().cloned());
+        let mut own = frameworks.own_text_patterns.clone();
+        own.push("optimizer|optim|opt".to_string());
+        let prefilter =
+            Prefilter::new(&words, &own).map_err(|e| invalid(format!("prefilter: {e}")))?;
         let registry = CodeRegistry::load(source)?;
         let mut help = BTreeMap::new();
-        for code in signals.codes().chain(super::CODES.iter().copied()) {
+        let fw_codes: Vec<String> = frameworks.settings.iter().map(|s| s.code.clone()).collect();
+        for code in signals
+            .codes()
+            .chain(super::CODES.iter().copied())
+            .chain(fw_codes.iter().map(String::as_str))
+        {
             let doc = registry
                 .get(code)
                 .ok_or_else(|| invalid(format!("code {code} is not documented in codes/")))?;
@@ -253,6 +303,10 @@ impl PolicyRules {
                             Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
                             None => None,
                         },
+                        boundary: match s.boundary {
+                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
+                            None => None,
+                        },
                     })
                 }
             };
@@ -276,6 +330,9 @@ impl PolicyRules {
             disclosure: file.disclosure,
             benchmarks,
             signals,
+            frameworks,
+            prefilter,
+            frameworks_dir: source.display(&fw_dir),
             help,
         })
     }
@@ -286,6 +343,10 @@ impl PolicyRules {
 
     pub(crate) fn rule(&self, anchor: &str) -> String {
         format!("{}#{anchor}", self.policy_path)
+    }
+
+    pub(crate) fn framework_rule(&self, stem: &str, id: &str) -> String {
+        format!("{}/{stem}.yaml#{id}", self.frameworks_dir)
     }
 
     pub(crate) fn signal_rule(&self, anchor: &str) -> String {

@@ -16,6 +16,8 @@ pub struct SignalsFile {
     allowed: Vec<AllowedFile>,
     families: Vec<FamilyFile>,
     config_files: ConfigFiles,
+    /// Folder of the framework files, relative to the rules root.
+    pub frameworks: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -42,6 +44,9 @@ pub struct ConfigFiles {
     pub extensions: Vec<String>,
     pub names: Vec<String>,
     pub max_bytes: u64,
+    /// Folder names of vendored framework trees (compared lower-cased).
+    #[serde(default)]
+    pub vendored: Vec<String>,
 }
 
 /// One family of signals, with its code.
@@ -52,6 +57,11 @@ pub struct Family {
     pub title: String,
     regex: Regex,
 }
+
+/// Every family pattern in one regex: most names match none, and one pass
+/// of this tells so before the allowed neighbours are stripped.
+#[derive(Debug)]
+struct AnyFamily(Regex);
 
 /// What a name matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +78,9 @@ pub struct SignalMatch {
 #[derive(Debug)]
 pub struct SignalMatcher {
     pub families: Vec<Family>,
+    /// Every family pattern, for the text prefilter.
+    pub(crate) patterns: Vec<String>,
+    any: AnyFamily,
     allowed: Option<Regex>,
     off_values: BTreeSet<String>,
     negation_prefixes: Vec<String>,
@@ -110,6 +123,11 @@ pub fn normalize(s: &str) -> String {
 
 impl SignalMatcher {
     pub fn new(file: SignalsFile) -> Result<SignalMatcher, String> {
+        let all: Vec<String> = file
+            .families
+            .iter()
+            .flat_map(|f| f.patterns.iter().cloned())
+            .collect();
         let mut families = Vec::new();
         for f in file.families {
             if f.patterns.is_empty() {
@@ -123,6 +141,8 @@ impl SignalMatcher {
                 regex,
             });
         }
+        // After the families, so a broken pattern is named by its family.
+        let any = AnyFamily(word_regex(&all).map_err(|e| format!("families: {e}"))?);
         let allowed = if file.allowed.is_empty() {
             None
         } else {
@@ -134,6 +154,8 @@ impl SignalMatcher {
         }
         Ok(SignalMatcher {
             families,
+            patterns: all,
+            any,
             allowed,
             off_values: file
                 .off_values
@@ -176,7 +198,7 @@ impl SignalMatcher {
     /// The first family (in file order) whose patterns match `norm`, a name
     /// already in normal form, once allowed neighbours are removed.
     pub fn match_normalized(&self, norm: &str) -> Option<SignalMatch> {
-        if norm.is_empty() {
+        if norm.is_empty() || !self.any.0.is_match(norm) {
             return None;
         }
         let stripped = self.strip_allowed(norm);

@@ -1,0 +1,352 @@
+//! Framework knowledge as data (`rules/policy/frameworks/*.yaml`): the
+//! options of DeepSpeed, PyTorch DDP, Horovod, BytePS, Bagua, ... that change
+//! the update semantics, each with its code, severity, reason and doc link,
+//! their allowed neighbours, and the framework optimizer names with their
+//! mllog names. Matching is by key path and value, in normal form
+//! ([`super::signals::normalize`]); this module only compiles and runs it.
+
+use crate::finding::Severity;
+use regex::{Regex, RegexSet};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameworkFile {
+    pub framework: String,
+    pub docs: String,
+    #[serde(default)]
+    pub settings: Vec<SettingFile>,
+    #[serde(default)]
+    pub allowed: Vec<AllowedFile>,
+    /// Framework optimizer name (any spelling; normalised) → mllog name.
+    #[serde(default)]
+    pub optimizers: BTreeMap<String, String>,
+    /// Groups of mllog names configs use for the same optimizer (AdamW
+    /// configured as "adam" with decoupled weight decay).
+    #[serde(default)]
+    pub same_optimizers: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingFile {
+    pub id: String,
+    pub code: String,
+    pub severity: String,
+    /// Words that end the key path (regex over the normal form).
+    #[serde(default)]
+    pub key: Option<String>,
+    /// Words in the value (regex over the normal form).
+    #[serde(default)]
+    pub value: Option<String>,
+    /// The setting is on only when its value is a number at least this.
+    #[serde(default)]
+    pub min: Option<f64>,
+    /// Words always in a file's text when the setting can match there
+    /// (regex over the normal form), for a key pattern spanning nested keys
+    /// that need not be next to each other in the text (TF_CONFIG's
+    /// `cluster` ... `ps`). Defaults to the key and value patterns.
+    #[serde(default)]
+    pub trigger: Option<String>,
+    pub why: String,
+    pub doc: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedFile {
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    #[allow(dead_code)]
+    pub why: String,
+}
+
+/// One compiled setting.
+#[derive(Debug)]
+pub struct Setting {
+    /// File stem of its framework file (`deepspeed`).
+    pub framework: String,
+    /// The framework's display name.
+    pub framework_name: String,
+    pub id: String,
+    pub code: String,
+    pub severity: Severity,
+    pub min: Option<f64>,
+    pub why: String,
+    pub doc: String,
+    has_key: bool,
+    has_value: bool,
+}
+
+#[derive(Debug)]
+struct Neighbour {
+    has_key: bool,
+    has_value: bool,
+}
+
+/// Every framework file, compiled into two regex sets per kind (key, value)
+/// so one pass over a name finds every candidate.
+#[derive(Debug)]
+pub struct Frameworks {
+    pub settings: Vec<Setting>,
+    /// Key patterns of settings; index `i` of the set is setting `key_idx[i]`.
+    keys: RegexSet,
+    key_idx: Vec<usize>,
+    values: RegexSet,
+    value_idx: Vec<usize>,
+    /// The same for the allowed neighbours.
+    neighbours: Vec<Neighbour>,
+    n_keys: RegexSet,
+    n_key_idx: Vec<usize>,
+    n_values: RegexSet,
+    n_value_idx: Vec<usize>,
+    /// Normalised framework optimizer name → mllog name.
+    pub optimizers: BTreeMap<String, String>,
+    same_optimizers: Vec<Vec<String>>,
+    /// Word patterns a file's normalised text must contain for any setting
+    /// to match in it (see [`super::prefilter`]).
+    pub text_patterns: Vec<String>,
+    /// The same for what is reported only outside vendored trees.
+    pub own_text_patterns: Vec<String>,
+    /// Any key+value or value pattern matches (a quick test before the sets).
+    any_key: Regex,
+    any_value: Regex,
+    /// Key paths that name an optimizer (normal form, suffix).
+    optimizer_key: Regex,
+}
+
+fn key_re(p: &str) -> String {
+    format!("(?:^|_)(?:{p})$")
+}
+
+fn value_re(p: &str) -> String {
+    format!("(?:^|_)(?:{p})(?:_|$)")
+}
+
+fn set(pats: &[String]) -> Result<RegexSet, String> {
+    RegexSet::new(pats).map_err(|e| e.to_string())
+}
+
+/// What [`Frameworks::matches`] found for one setting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SettingHit {
+    pub setting: usize,
+    /// Whether the setting's value pattern matched (else its key alone did).
+    pub by_value: bool,
+}
+
+impl Frameworks {
+    /// Compiles the files (name, parsed file), in name order. Codes are
+    /// checked by the caller.
+    pub fn new(files: Vec<(String, FrameworkFile)>) -> Result<Frameworks, String> {
+        let mut settings = Vec::new();
+        let (mut kp, mut ki, mut vp, mut vi) = (vec![], vec![], vec![], vec![]);
+        let mut neighbours = Vec::new();
+        let (mut nkp, mut nki, mut nvp, mut nvi) = (vec![], vec![], vec![], vec![]);
+        let mut optimizers = BTreeMap::new();
+        let mut text_patterns = Vec::new();
+        let mut own_text_patterns = Vec::new();
+        let mut same_optimizers = Vec::new();
+        for (stem, f) in files {
+            for s in f.settings {
+                let where_ = format!("{stem}: setting {}", s.id);
+                let severity = Severity::parse(&s.severity)
+                    .ok_or_else(|| format!("{where_}: severity '{}'", s.severity))?;
+                if s.key.is_none() && s.value.is_none() {
+                    return Err(format!("{where_}: needs a key or a value pattern"));
+                }
+                let i = settings.len();
+                // What the file's text must contain: the trigger, else the
+                // key (a value alone may be as common as `true`), else the value.
+                let text = match (&s.trigger, &s.key, &s.value) {
+                    (Some(t), _, _) => {
+                        Regex::new(&value_re(t)).map_err(|e| format!("{where_}: trigger: {e}"))?;
+                        t.clone()
+                    }
+                    (None, Some(k), _) => k.clone(),
+                    (None, None, Some(v)) => v.clone(),
+                    (None, None, None) => String::new(),
+                };
+                // Repeatability notes are only reported outside vendored trees.
+                if s.code == "POL050" {
+                    own_text_patterns.push(text);
+                } else {
+                    text_patterns.push(text);
+                }
+                if let Some(k) = &s.key {
+                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    kp.push(key_re(k));
+                    ki.push(i);
+                }
+                if let Some(v) = &s.value {
+                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    vp.push(value_re(v));
+                    vi.push(i);
+                }
+                settings.push(Setting {
+                    framework: stem.clone(),
+                    framework_name: f.framework.clone(),
+                    id: s.id,
+                    code: s.code,
+                    severity,
+                    min: s.min,
+                    why: s.why,
+                    doc: s.doc,
+                    has_key: s.key.is_some(),
+                    has_value: s.value.is_some(),
+                });
+            }
+            for a in f.allowed {
+                let where_ = format!("{stem}: allowed");
+                if a.key.is_none() && a.value.is_none() {
+                    return Err(format!("{where_}: needs a key or a value pattern"));
+                }
+                let i = neighbours.len();
+                if let Some(k) = &a.key {
+                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    nkp.push(key_re(k));
+                    nki.push(i);
+                }
+                if let Some(v) = &a.value {
+                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    nvp.push(value_re(v));
+                    nvi.push(i);
+                }
+                neighbours.push(Neighbour {
+                    has_key: a.key.is_some(),
+                    has_value: a.value.is_some(),
+                });
+            }
+            same_optimizers.extend(f.same_optimizers);
+            for (name, mllog) in f.optimizers {
+                optimizers.insert(super::signals::normalize(&name), mllog);
+            }
+        }
+        let any = |pats: &[String]| -> Result<Regex, String> {
+            if pats.is_empty() {
+                Regex::new("[^\\s\\S]").map_err(|e| e.to_string())
+            } else {
+                Regex::new(&pats.join("|")).map_err(|e| e.to_string())
+            }
+        };
+        Ok(Frameworks {
+            any_key: any(&kp)?,
+            any_value: any(&vp)?,
+            text_patterns,
+            own_text_patterns,
+            settings,
+            keys: set(&kp)?,
+            key_idx: ki,
+            values: set(&vp)?,
+            value_idx: vi,
+            neighbours,
+            n_keys: set(&nkp)?,
+            n_key_idx: nki,
+            n_values: set(&nvp)?,
+            n_value_idx: nvi,
+            optimizers,
+            same_optimizers,
+            optimizer_key: Regex::new(
+                r"(?:^|_)(?:optimizer|optim|opt)(?:_(?:type|name|class|kind))?$",
+            )
+            .map_err(|e| e.to_string())?,
+        })
+    }
+
+    /// Whether a key path (normal form) and value (normal form) is an
+    /// allowed neighbour.
+    pub fn allowed(&self, key: &str, value: &str) -> bool {
+        if self.neighbours.is_empty() {
+            return false;
+        }
+        let mut key_ok = vec![false; self.neighbours.len()];
+        if !key.is_empty() {
+            for m in self.n_keys.matches(key).iter() {
+                key_ok[self.n_key_idx[m]] = true;
+            }
+        }
+        let mut value_ok = vec![false; self.neighbours.len()];
+        if !value.is_empty() {
+            for m in self.n_values.matches(value).iter() {
+                value_ok[self.n_value_idx[m]] = true;
+            }
+        }
+        self.neighbours.iter().enumerate().any(|(i, n)| {
+            (!n.has_key || key_ok[i]) && (!n.has_value || value_ok[i]) && (key_ok[i] || value_ok[i])
+        })
+    }
+
+    /// The settings a key path and value match (both in normal form). A
+    /// setting with a key and a value needs both; one with only a value
+    /// matches that value under any key.
+    pub fn matches(&self, key: &str, value: &str) -> Vec<SettingHit> {
+        let mut out = Vec::new();
+        if self.settings.is_empty() {
+            return out;
+        }
+        let key_any = !key.is_empty() && self.any_key.is_match(key);
+        let value_any = !value.is_empty() && self.any_value.is_match(value);
+        if !key_any && !value_any {
+            return out;
+        }
+        let key_hits: Vec<usize> = if !key_any {
+            Vec::new()
+        } else {
+            self.keys
+                .matches(key)
+                .iter()
+                .map(|m| self.key_idx[m])
+                .collect()
+        };
+        let value_hits: Vec<usize> = if !value_any {
+            Vec::new()
+        } else {
+            self.values
+                .matches(value)
+                .iter()
+                .map(|m| self.value_idx[m])
+                .collect()
+        };
+        if key_hits.is_empty() && value_hits.is_empty() {
+            return out;
+        }
+        for (i, s) in self.settings.iter().enumerate() {
+            let k = key_hits.contains(&i);
+            let v = value_hits.contains(&i);
+            let hit = match (s.has_key, s.has_value) {
+                (true, true) => k && v,
+                (true, false) => k,
+                (false, true) => v,
+                (false, false) => false,
+            };
+            if hit {
+                out.push(SettingHit {
+                    setting: i,
+                    by_value: s.has_value,
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether two mllog names are the same optimizer as configs name it.
+    pub fn same_optimizer(&self, a: &str, b: &str) -> bool {
+        a == b
+            || self
+                .same_optimizers
+                .iter()
+                .any(|g| g.iter().any(|x| x == a) && g.iter().any(|x| x == b))
+    }
+
+    /// The mllog name of the optimizer a setting names, when its key path
+    /// names an optimizer and the value is a known framework optimizer.
+    pub fn optimizer(&self, key: &str, value: &str) -> Option<&str> {
+        if !self.optimizer_key.is_match(key) {
+            return None;
+        }
+        self.optimizers.get(value).map(String::as_str)
+    }
+}
