@@ -187,6 +187,11 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
             let none =
                 r["benchmark"].ends_with("minigo") || r["message"].contains("only supported");
             let na = rcp["verdict"] == "not_applicable";
+            // A folder that is no benchmark of the round (v0.6 Google
+            // `mask`) is skipped, as package_checker skips it: no RCP entry.
+            if b["verdict"] == "skipped" && rcp.is_null() && none {
+                continue;
+            }
             if na != none || rcp["verdict"].is_null() {
                 bad.push(format!("{k:?}: official crash, got {rcp}"));
             }
