@@ -355,4 +355,62 @@ mod tests {
         assert!(events.is_empty());
         assert_eq!(summary.map(|s| s.records).unwrap_or(0), 1);
     }
+
+    fn scan_mll(input: &[u8]) -> (Vec<Event>, ScanSummary) {
+        let mut events = Vec::new();
+        let summary = scan_in(Format::Mll, input, |_| true, |e| events.push(e)).unwrap_or_default();
+        (events, summary)
+    }
+
+    #[test]
+    fn old_mll_lines_are_read_as_the_060_parser_reads_them() {
+        let input = concat!(
+            "noise\n",
+            "0: :::MLL 1558581093.479 run_start: {\"value\": null, \"metadata\": {\"lineno\": 3}}\r\n",
+            ":::MLL 12.5 eval_accuracy : \t{\"value\": 0.5, \"metadata\": {\"epoch_num\": 1}}  \n",
+            ":::MLL 7 seed: {\"value\": 3}\n",
+        );
+        let (events, summary) = scan_mll(input.as_bytes());
+        assert!(summary.malformed.is_empty(), "{:?}", summary.malformed);
+        let keys: Vec<&str> = events.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, vec!["run_start", "eval_accuracy", "seed"]);
+        assert_eq!(events[0].time_ms, 1558581093479.0);
+        assert_eq!(events[0].line, 2);
+        assert_eq!(events[1].metadata, serde_json::json!({"epoch_num": 1}));
+        assert_eq!(events[2].metadata, serde_json::json!({}));
+    }
+
+    #[test]
+    fn old_mll_lines_that_do_not_match_are_malformed_or_ignored() {
+        let bad = [
+            ":::MLL  1 k: {\"value\": 1}",
+            ":::MLL 1.2.3 k: {\"value\": 1}",
+            ":::MLL 1 k-x: {\"value\": 1}",
+            ":::MLL 1 k {\"value\": 1}",
+            ":::MLL 1 k:{\"value\": 1}",
+            ":::MLL 1 k: {\"value\": ",
+            ":::MLLOG {\"key\": \"k\", \"value\": 1, \"time_ms\": 1, \"metadata\": {}}",
+        ];
+        for line in bad {
+            let (events, summary) = scan_mll(line.as_bytes());
+            assert!(events.is_empty(), "{line}");
+            assert_eq!(summary.malformed_total, 1, "{line}");
+        }
+        // Valid JSON that is not an object with a value: skipped, as the
+        // official checker skips it.
+        for line in [
+            ":::MLL 1 k: [1]",
+            ":::MLL 1 k: {\"metadata\": {}}",
+            ":::MLL 1 k: 5",
+        ] {
+            let (events, summary) = scan_mll(line.as_bytes());
+            assert!(events.is_empty(), "{line}");
+            assert_eq!(summary.malformed_total, 0, "{line}");
+            assert_eq!(summary.non_string_total, 1, "{line}");
+        }
+        // The new format ignores old lines altogether.
+        let (events, summary) = scan_all(b":::MLL 1 k: {\"value\": 1}");
+        assert!(events.is_empty());
+        assert_eq!(summary.records, 0);
+    }
 }
