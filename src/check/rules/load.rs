@@ -195,10 +195,19 @@ impl Ruleset {
             .filter(|n| n.ends_with(".yaml"))
             .collect();
         if files.is_empty() || !files.iter().any(|f| f == "common.yaml") {
+            let mut available = available_versions(source, usage).join(", ");
+            if available.is_empty() {
+                // No ruleset of this usage: name every usage's.
+                available = available_rulesets(source)
+                    .into_iter()
+                    .map(|(u, v)| format!("{u} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+            }
             return Err(LoadError::UnknownRuleset {
                 usage: usage.to_string(),
                 version: version.to_string(),
-                available: available_versions(source, usage).join(", "),
+                available,
             });
         }
         let mut packs = BTreeMap::new();
