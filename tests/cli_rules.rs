@@ -1,6 +1,8 @@
 //! `rules list` and `rules explain` know every round and usage, and a wrong
 //! `--ruleset` names the available ones.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
@@ -65,4 +67,17 @@ fn a_wrong_ruleset_names_the_available_ones() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(err.contains("available: training 0.6.0,"), "{err}");
+}
+
+/// The round folder `v0.6` in the path is enough to pick training 0.6.0.
+#[test]
+fn the_v06_round_folder_infers_training_060() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let pkg = corpus.join("v0.6/NVIDIA");
+    let o = run(&["check", "--format", "json", &pkg.to_string_lossy()]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["ruleset_source"], "inferred", "{j}");
+    assert_eq!(j["ruleset"], "0.6.0", "{}", j["ruleset"]);
 }
