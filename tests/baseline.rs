@@ -126,10 +126,7 @@ fn a_changed_package_is_compared_with_its_baseline() {
             )
         })
         .collect();
-    assert_eq!(
-        resolved,
-        vec![("PKG040".into(), N64.into())]
-    );
+    assert_eq!(resolved, vec![("PKG040".into(), N64.into())]);
     let new = d["new"].as_array().unwrap_or_else(|| panic!("no new[]"));
     assert!(!new.is_empty());
     assert!(

@@ -28,6 +28,13 @@ use std::process::Command;
 const KNOWN_STRICTER: &[(&str, &str, &str)] =
     &[("v4.1", "tinycorp", "STA001"), ("v3.0", "Intel", "PKG019")];
 
+/// Packages the official repo_checker fails (REPO001: `.bazelci`, `.github`
+/// in vendored trees) although package_checker, whose verdicts
+/// `expected/package.tsv` records, passes or crashes: `official_verdict`
+/// covers both tools. Recorded in `tests/fixtures/repo/official.tsv`,
+/// compared in `tests/repo_checks.rs`.
+const REPO_CHECKER_FAILS: &[(&str, &str)] = &[("v2.0", "GIGABYTE"), ("hpc-v2.0", "Fujitsu+RIKEN")];
+
 struct Run {
     round: String,
     submitter: String,
@@ -94,7 +101,11 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
             (
                 (r["round"].clone(), r["submitter"].clone()),
                 // A crash of the official tool is an official failure.
-                r["verdict"].replace("CRASH", "FAIL"),
+                if REPO_CHECKER_FAILS.contains(&(r["round"].as_str(), r["submitter"].as_str())) {
+                    "FAIL".to_string()
+                } else {
+                    r["verdict"].replace("CRASH", "FAIL")
+                },
             )
         })
         .collect();
@@ -197,6 +208,11 @@ fn check_gives_official_verdicts_rcp_and_scores_on_the_corpus() {
             let none =
                 r["benchmark"].ends_with("minigo") || r["message"].contains("only supported");
             let na = rcp["verdict"] == "not_applicable";
+            // A folder that is no benchmark of the round (v0.6 Google
+            // `mask`) is skipped, as package_checker skips it: no RCP entry.
+            if b["verdict"] == "skipped" && rcp.is_null() && none {
+                continue;
+            }
             if na != none || rcp["verdict"].is_null() {
                 bad.push(format!("{k:?}: official crash, got {rcp}"));
             }

@@ -521,6 +521,28 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
                 writeln!(io.out, "policy: {p}")?;
             }
             writeln!(io.out, "\nhow to fix:\n  {}", doc.help)?;
+            // Which rounds' compliance packs report it (package, statistics
+            // and repository codes are not reported by a pack).
+            let mut used = Vec::new();
+            for (usage, version) in crate::check::rules::available_rulesets(source) {
+                let Ok(rs) = Ruleset::load_with_codes(source, &codes, &usage, &version) else {
+                    continue;
+                };
+                let hit = rs.packs.values().any(|p| {
+                    p.rules.iter().any(|r| {
+                        r.code == wanted
+                            || r.check
+                                .iter()
+                                .any(|c| c.code.as_ref().is_some_and(|c| c.code == wanted))
+                    }) || p.end.iter().any(|e| e.code == wanted)
+                });
+                if hit {
+                    used.push(format!("{usage} {version}"));
+                }
+            }
+            if !used.is_empty() {
+                writeln!(io.out, "\nrule packs that report it: {}", used.join(", "))?;
+            }
             Ok(Exit::Success)
         }
         RulesCommand::List {
@@ -536,6 +558,19 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
             let _ = usage;
             for (code, doc) in &codes.codes {
                 writeln!(io.out, "{code:<8} {:<8} {}", doc.severity, doc.title)?;
+            }
+            // The list first: a closed pipe ends the command here, quietly.
+            io.out.flush()?;
+            if !io.quiet {
+                let all: Vec<String> = crate::check::rules::available_rulesets(source)
+                    .into_iter()
+                    .map(|(u, v)| format!("{u} {v}"))
+                    .collect();
+                writeln!(
+                    io.err,
+                    "rulesets: {} (`mlaudit rules list --usage U --ruleset V` lists one's rules)",
+                    all.join(", ")
+                )?;
             }
             Ok(Exit::Success)
         }

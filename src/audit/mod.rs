@@ -63,6 +63,10 @@ pub struct Rules {
     pub codes: CodeRegistry,
     /// The closed-division policy pack; `None` for a round without one.
     pub policy: Option<PolicyRules>,
+    /// The repository checks (`rules/repo.yaml`).
+    pub repo: crate::aggregate::package::repo::RepoRules,
+    /// The ruleset's version (the repository checks' severity depends on it).
+    pub version: String,
 }
 
 impl Rules {
@@ -77,6 +81,8 @@ impl Rules {
                 Err(PolicyError::Missing { .. }) => None,
                 Err(e) => return Err(e.into()),
             },
+            repo: crate::aggregate::package::repo::RepoRules::load(source)?,
+            version: version.to_string(),
         })
     }
 }
@@ -131,9 +137,20 @@ pub fn check_path_with_progress(
     opts: &CheckOptions,
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
-    let tree = discover::discover(input);
+    let mut tree = discover::discover(input);
+    let package = crate::discover::scope::is_package(input);
+    if package {
+        let root = tree.root.clone();
+        tree.findings
+            .extend(crate::aggregate::package::repo::check_repo(
+                &rules.repo,
+                input,
+                &root,
+                &rules.version,
+            ));
+    }
     let mut outcome = check_tree(rules, &tree, opts, progress)?;
-    if crate::discover::scope::is_package(input) {
+    if package {
         let summary = crate::report::PackageSummary::of(&outcome.report);
         outcome.report.packages = vec![summary];
     }

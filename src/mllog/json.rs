@@ -54,6 +54,9 @@ pub struct Fields<'a> {
 /// Validates `text` as one JSON object and returns the raw text of the
 /// fields an MLLOG record has. Not an object, bad JSON or trailing text is
 /// an error.
+/// The error [`record_fields`] gives for valid JSON that is not an object.
+pub const NOT_AN_OBJECT: &str = "the record is not a JSON object";
+
 pub fn record_fields(text: &str) -> R<Fields<'_>> {
     let mut c = Cursor {
         b: text.as_bytes(),
@@ -69,7 +72,7 @@ pub fn record_fields(text: &str) -> R<Fields<'_>> {
         }
         return Err(JsonError {
             at: 0,
-            what: "the record is not a JSON object",
+            what: NOT_AN_OBJECT,
         });
     }
     c.i += 1;

@@ -13,6 +13,10 @@ pub enum RecordError {
     Missing(&'static str),
     #[error("'time_ms' is not a number: {0}")]
     BadTime(String),
+    #[error("does not match ':::MLL <seconds> <key>: <json>': {0}")]
+    Mll(&'static str),
+    #[error("invalid JSON in ':::MLL' record: {0}")]
+    MllJson(JsonError),
 }
 
 /// A record whose JSON is valid, with `value` and `metadata` still raw JSON
@@ -121,6 +125,71 @@ pub fn decode(text: &str, line: u64) -> Result<Option<Record<'_>>, RecordError> 
         event_type: f.event_type.and_then(as_string),
         value,
         metadata,
+    }))
+}
+
+/// Python's `\s` on a latin-1 or UTF-8 decoded line.
+fn is_py_ws(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// Decodes the old line format of training 0.6.0, as the official
+/// `mlp_parser/ruleset_060.py` does: `text` is what follows `:::MLL` on the
+/// line (the line stripped), and must be one space, a timestamp in seconds
+/// (`[\d.]+`, read by `float()`), one space, a key (`[A-Za-z0-9_]+`), an
+/// optional space, `:`, whitespace and a JSON value. The record's `value`
+/// and `metadata` are the fields of that JSON object. `Ok(None)`: valid
+/// JSON that is not an object with a `value` field, which the official
+/// checker skips (its `line.value['value']` raises and the line is
+/// ignored). A missing `metadata` reads as `{}`, so a rule that reads a
+/// metadata field fails there, as the official `v['metadata']` does.
+pub fn decode_mll(text: &str, line: u64) -> Result<Option<Record<'_>>, RecordError> {
+    let rest = text
+        .strip_prefix(' ')
+        .ok_or(RecordError::Mll("no space after ':::MLL'"))?;
+    let ts_end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    if ts_end == 0 {
+        return Err(RecordError::Mll("no timestamp"));
+    }
+    let seconds: f64 = rest[..ts_end]
+        .parse()
+        .map_err(|_| RecordError::Mll("timestamp is not a number"))?;
+    let rest = rest[ts_end..]
+        .strip_prefix(' ')
+        .ok_or(RecordError::Mll("no space after the timestamp"))?;
+    let key_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    if key_end == 0 {
+        return Err(RecordError::Mll("no key"));
+    }
+    let key = &rest[..key_end];
+    let after = &rest[key_end..];
+    let after = after.strip_prefix(' ').unwrap_or(after);
+    let after = after
+        .strip_prefix(':')
+        .ok_or(RecordError::Mll("no ':' after the key"))?;
+    let json_text = after.trim_start_matches(is_py_ws);
+    if json_text.len() == after.len() || json_text.is_empty() || json_text.contains('\n') {
+        return Err(RecordError::Mll("no value after the key"));
+    }
+    let f = match json::record_fields(json_text) {
+        Ok(f) => f,
+        Err(e) if e.what == json::NOT_AN_OBJECT => return Ok(None),
+        Err(e) => return Err(RecordError::MllJson(e)),
+    };
+    let Some(value) = f.value else {
+        return Ok(None);
+    };
+    Ok(Some(Record {
+        line,
+        time_ms: seconds * 1e3,
+        key: Cow::Borrowed(key),
+        event_type: None,
+        value,
+        metadata: f.metadata.unwrap_or("{}"),
     }))
 }
 

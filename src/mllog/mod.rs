@@ -13,7 +13,7 @@ pub mod json;
 mod line;
 mod split;
 
-pub use line::{decode, record_text, Record, RecordError};
+pub use line::{decode, decode_mll, record_text, Record, RecordError};
 pub use split::{MAX_LINE_BYTES, READ_CHUNK};
 
 use std::borrow::Cow;
@@ -21,6 +21,41 @@ use std::io::{self, Read};
 
 /// The marker that starts an MLLOG record.
 pub const MARKER: &[u8] = b":::MLLOG ";
+
+/// The marker of the old line format (training 0.6.0):
+/// `:::MLL <seconds> <key>: {"value": ..., "metadata": {...}}`.
+pub const MLL_MARKER: &[u8] = b":::MLL";
+
+/// Which line format a ruleset reads (`rules/<usage>/<version>/log_format.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `:::MLLOG {json}` (training 0.7.0 on, HPC).
+    #[default]
+    Mllog,
+    /// `:::MLL <seconds> <key>: {json}` (training 0.6.0), read as the
+    /// official `mlp_parser/ruleset_060.py` reads it.
+    Mll,
+}
+
+impl Format {
+    pub fn marker(self) -> &'static [u8] {
+        match self {
+            Format::Mllog => MARKER,
+            Format::Mll => MLL_MARKER,
+        }
+    }
+
+    /// What the reader says of a record it ignores.
+    pub fn ignored_record(self) -> &'static str {
+        match self {
+            Format::Mllog => "MLLOG record whose 'key' is not a string; the record is ignored",
+            Format::Mll => {
+                ":::MLL record whose JSON is not an object with a 'value' field; the record is ignored"
+            }
+        }
+    }
+}
 
 /// How many malformed records, non-string keys and over-long lines a scan
 /// keeps in detail; the rest are only counted, so a log of a million broken
@@ -67,8 +102,8 @@ pub struct ScanSummary {
     /// The first [`MAX_KEPT`] malformed records; `malformed_total` counts all.
     pub malformed: Vec<Malformed>,
     pub malformed_total: u64,
-    /// Records whose `key` is not a string: ignored, as the official tool
-    /// does (first [`MAX_KEPT`] lines; `non_string_total` counts all).
+    /// Records whose `key` is not a string (`:::MLL`: whose JSON has no
+    /// `value`): ignored, as the official tool does (first [`MAX_KEPT`] lines; `non_string_total` counts all).
     pub non_string_keys: Vec<u64>,
     pub non_string_total: u64,
     /// Marker lines longer than [`MAX_LINE_BYTES`] (first [`MAX_KEPT`]).
@@ -112,13 +147,25 @@ pub fn scan_records<R: Read>(
 /// a log needs.
 pub fn scan_records_raw<R: Read>(
     reader: R,
+    wanted: impl FnMut(&str) -> bool,
+    on_record: impl FnMut(&Record<'_>),
+    on_raw: impl FnMut(&[u8]),
+) -> io::Result<ScanSummary> {
+    scan_records_raw_in(Format::Mllog, reader, wanted, on_record, on_raw)
+}
+
+/// [`scan_records_raw`] for the line format `format`.
+pub fn scan_records_raw_in<R: Read>(
+    format: Format,
+    reader: R,
     mut wanted: impl FnMut(&str) -> bool,
     mut on_record: impl FnMut(&Record<'_>),
     mut on_raw: impl FnMut(&[u8]),
 ) -> io::Result<ScanSummary> {
     let mut summary = ScanSummary::default();
-    let stats = split::pieces(reader, |item, line| match item {
+    let stats = split::pieces(reader, format.marker(), |item, line| match item {
         split::Item::Piece(piece) => handle_piece(
+            format,
             piece,
             line,
             &mut summary,
@@ -144,12 +191,23 @@ pub fn scan_records_raw<R: Read>(
 pub fn scan<R: Read>(
     reader: R,
     wanted: impl FnMut(&str) -> bool,
+    on_event: impl FnMut(Event),
+) -> io::Result<ScanSummary> {
+    scan_in(Format::Mllog, reader, wanted, on_event)
+}
+
+/// [`scan`] for the line format `format`.
+pub fn scan_in<R: Read>(
+    format: Format,
+    reader: R,
+    wanted: impl FnMut(&str) -> bool,
     mut on_event: impl FnMut(Event),
 ) -> io::Result<ScanSummary> {
-    scan_records(reader, wanted, |r| on_event(r.to_event()))
+    scan_records_raw_in(format, reader, wanted, |r| on_event(r.to_event()), |_| {})
 }
 
 fn handle_piece(
+    format: Format,
     piece: &[u8],
     line_no: u64,
     summary: &mut ScanSummary,
@@ -157,14 +215,31 @@ fn handle_piece(
     on_record: &mut impl FnMut(&Record<'_>),
     on_raw: &mut impl FnMut(&[u8]),
 ) {
-    let Some(pos) = memchr::memmem::rfind(piece, MARKER) else {
+    let marker = format.marker();
+    let Some(pos) = memchr::memmem::rfind(piece, marker) else {
         return;
     };
     on_raw(&piece[pos..]);
     summary.records += 1;
-    let body = &piece[pos + MARKER.len()..];
-    let text: Cow<'_, str> = record_text(body);
-    match decode(&text, line_no) {
+    let body = &piece[pos + marker.len()..];
+    let text: Cow<'_, str> = match format {
+        Format::Mllog => record_text(body),
+        // The space after `:::MLL` is part of the pattern: keep it; the
+        // line's end is stripped.
+        Format::Mll => match body {
+            [b' ', next, ..] if !next.is_ascii_whitespace() => {
+                let mut t = String::from(" ");
+                t.push_str(&record_text(&body[1..]));
+                Cow::Owned(t)
+            }
+            _ => record_text(body),
+        },
+    };
+    let decoded = match format {
+        Format::Mllog => decode(&text, line_no),
+        Format::Mll => decode_mll(&text, line_no),
+    };
+    match decoded {
         Ok(Some(record)) => {
             if wanted(&record.key) {
                 on_record(&record);
@@ -279,5 +354,63 @@ mod tests {
         let summary = scan(input.as_bytes(), |k| k != "seed", |e| events.push(e));
         assert!(events.is_empty());
         assert_eq!(summary.map(|s| s.records).unwrap_or(0), 1);
+    }
+
+    fn scan_mll(input: &[u8]) -> (Vec<Event>, ScanSummary) {
+        let mut events = Vec::new();
+        let summary = scan_in(Format::Mll, input, |_| true, |e| events.push(e)).unwrap_or_default();
+        (events, summary)
+    }
+
+    #[test]
+    fn old_mll_lines_are_read_as_the_060_parser_reads_them() {
+        let input = concat!(
+            "noise\n",
+            "0: :::MLL 1558581093.479 run_start: {\"value\": null, \"metadata\": {\"lineno\": 3}}\r\n",
+            ":::MLL 12.5 eval_accuracy : \t{\"value\": 0.5, \"metadata\": {\"epoch_num\": 1}}  \n",
+            ":::MLL 7 seed: {\"value\": 3}\n",
+        );
+        let (events, summary) = scan_mll(input.as_bytes());
+        assert!(summary.malformed.is_empty(), "{:?}", summary.malformed);
+        let keys: Vec<&str> = events.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, vec!["run_start", "eval_accuracy", "seed"]);
+        assert_eq!(events[0].time_ms, 1558581093479.0);
+        assert_eq!(events[0].line, 2);
+        assert_eq!(events[1].metadata, serde_json::json!({"epoch_num": 1}));
+        assert_eq!(events[2].metadata, serde_json::json!({}));
+    }
+
+    #[test]
+    fn old_mll_lines_that_do_not_match_are_malformed_or_ignored() {
+        let bad = [
+            ":::MLL  1 k: {\"value\": 1}",
+            ":::MLL 1.2.3 k: {\"value\": 1}",
+            ":::MLL 1 k-x: {\"value\": 1}",
+            ":::MLL 1 k {\"value\": 1}",
+            ":::MLL 1 k:{\"value\": 1}",
+            ":::MLL 1 k: {\"value\": ",
+            ":::MLLOG {\"key\": \"k\", \"value\": 1, \"time_ms\": 1, \"metadata\": {}}",
+        ];
+        for line in bad {
+            let (events, summary) = scan_mll(line.as_bytes());
+            assert!(events.is_empty(), "{line}");
+            assert_eq!(summary.malformed_total, 1, "{line}");
+        }
+        // Valid JSON that is not an object with a value: skipped, as the
+        // official checker skips it.
+        for line in [
+            ":::MLL 1 k: [1]",
+            ":::MLL 1 k: {\"metadata\": {}}",
+            ":::MLL 1 k: 5",
+        ] {
+            let (events, summary) = scan_mll(line.as_bytes());
+            assert!(events.is_empty(), "{line}");
+            assert_eq!(summary.malformed_total, 0, "{line}");
+            assert_eq!(summary.non_string_total, 1, "{line}");
+        }
+        // The new format ignores old lines altogether.
+        let (events, summary) = scan_all(b":::MLL 1 k: {\"value\": 1}");
+        assert!(events.is_empty());
+        assert_eq!(summary.records, 0);
     }
 }

@@ -7,7 +7,6 @@
 //! searched with `memmem` over whole chunks, so bytes of lines without a
 //! marker are only looked at by that search and by a newline count.
 
-use super::MARKER;
 use memchr::memmem::Finder;
 use std::io::{self, Read};
 
@@ -58,9 +57,13 @@ pub enum Item<'a> {
     Long(u64),
 }
 
-/// Calls `f` for every piece that contains the marker.
-pub fn pieces<R: Read>(mut reader: R, mut f: impl FnMut(Item<'_>, u64)) -> io::Result<Stats> {
-    let finder = Finder::new(MARKER);
+/// Calls `f` for every piece that contains `marker`.
+pub fn pieces<R: Read>(
+    mut reader: R,
+    marker: &[u8],
+    mut f: impl FnMut(Item<'_>, u64),
+) -> io::Result<Stats> {
+    let finder = Finder::new(marker);
     let mut buf = vec![0u8; READ_CHUNK];
     let mut carry = Carry::default();
     let mut newlines: u64 = 0;
@@ -150,7 +153,7 @@ impl Carry {
             self.overflow = true;
             self.marker = finder.find(&self.buf).is_some();
             self.tail.clear();
-            let keep = self.buf.len().min(MARKER.len());
+            let keep = self.buf.len().min(finder.needle().len());
             self.tail
                 .extend_from_slice(&self.buf[self.buf.len() - keep..]);
             // The kept part is of no further use: free it.
@@ -158,13 +161,13 @@ impl Carry {
         }
         if !self.marker {
             let mut joint = self.tail.clone();
-            joint.extend_from_slice(&data[..data.len().min(MARKER.len())]);
+            joint.extend_from_slice(&data[..data.len().min(finder.needle().len())]);
             self.marker = finder.find(&joint).is_some() || finder.find(data).is_some();
         }
         // Keep the last few bytes for the next joint.
         let mut t = std::mem::take(&mut self.tail);
-        t.extend_from_slice(&data[data.len().saturating_sub(MARKER.len())..]);
-        let cut = t.len().saturating_sub(MARKER.len());
+        t.extend_from_slice(&data[data.len().saturating_sub(finder.needle().len())..]);
+        let cut = t.len().saturating_sub(finder.needle().len());
         t.drain(..cut);
         self.tail = t;
     }
@@ -205,10 +208,14 @@ mod tests {
     fn collect(input: &[u8], step: usize) -> Found {
         let mut got = Vec::new();
         let mut longs = Vec::new();
-        let stats = pieces(Dribble(input, step), |item, l| match item {
-            Item::Piece(p) => got.push((String::from_utf8_lossy(p).into_owned(), l)),
-            Item::Long(n) => longs.push((l, n)),
-        });
+        let stats = pieces(
+            Dribble(input, step),
+            crate::mllog::MARKER,
+            |item, l| match item {
+                Item::Piece(p) => got.push((String::from_utf8_lossy(p).into_owned(), l)),
+                Item::Long(n) => longs.push((l, n)),
+            },
+        );
         (got, longs, stats.map(|s| s.lines).unwrap_or(0))
     }
 

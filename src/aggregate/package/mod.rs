@@ -11,6 +11,7 @@ pub mod check;
 pub mod crosscheck;
 pub mod logscan;
 pub mod power;
+pub mod repo;
 pub mod rules;
 pub mod seeds;
 pub mod system_desc;

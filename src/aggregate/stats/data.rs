@@ -35,9 +35,14 @@ pub struct RcpParams {
     pub min_epochs_relaxation: BTreeMap<String, f64>,
     pub stable_diffusion: SdParams,
     /// Benchmarks with no RCP check, and why (MiniGo: the official package
-    /// checker skips it).
+    /// checker skips it); the key `"*"`: no benchmark of the round has one
+    /// (training 0.6.0), whatever the folder is called.
     #[serde(default)]
     pub not_checked: BTreeMap<String, String>,
+    /// The line format of the round's logs (its `log_format.yaml`, not
+    /// `stats.yaml`).
+    #[serde(skip)]
+    pub format: crate::mllog::Format,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -76,6 +81,14 @@ impl RcpParams {
             .unwrap_or(1)
     }
 
+    /// Why `benchmark` has no RCP check, if it has none.
+    pub fn not_checked_why(&self, benchmark: &str) -> Option<String> {
+        self.not_checked
+            .get(benchmark)
+            .or_else(|| self.not_checked.get("*"))
+            .cloned()
+    }
+
     pub fn in_samples(&self, benchmark: &str) -> bool {
         self.convergence_in_samples.iter().any(|b| b == benchmark)
     }
@@ -93,6 +106,7 @@ impl StatsConfig {
                 format!("no statistics data for ruleset {usage} {ruleset}"),
             )
         })?;
+        cfg.rcp.format = crate::check::rules::log_format(source, "training", ruleset)?;
         if !cfg.rcp.olympic_trim.contains_key("default") {
             return Err(DataError::new(
                 source,

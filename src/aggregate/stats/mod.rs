@@ -116,9 +116,9 @@ pub fn analyse(
                 ..RcpResult::not_applicable("Could not detect submission_benchmark")
             }
         }
-        Some(bm) if cfg.rcp.not_checked.contains_key(bm) => RcpResult {
+        Some(bm) if cfg.rcp.not_checked_why(bm).is_some() => RcpResult {
             global_batch_size: subm.global_batch_size,
-            ..RcpResult::not_applicable(cfg.rcp.not_checked[bm].clone())
+            ..RcpResult::not_applicable(cfg.rcp.not_checked_why(bm).unwrap_or_default())
         },
         Some(bm) => {
             let set = cfg

@@ -141,7 +141,8 @@ pub fn parse_run(
 ) -> io::Result<RunInfo> {
     let mut collector = RunCollector::default();
     let mut hash = ContentHash::default();
-    mllog::scan_records_raw(
+    mllog::scan_records_raw_in(
+        params.format,
         reader,
         wanted,
         |r| collector.event(r.to_event()),

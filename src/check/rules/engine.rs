@@ -183,13 +183,16 @@ fn check_source<'s>(
         (Some(a), Some(b)) => Some((b - a) / 1000.0),
         _ => None,
     };
-    let mut findings = scan_findings(&summary, display);
+    let mut findings = scan_findings(&summary, display, ruleset.format);
     if summary.well_formed() == 0 {
         if summary.long_total == 0 {
             findings.push(Finding::of(
                 code::LOG002,
                 display,
-                "no ':::MLLOG' records found in the log",
+                match ruleset.format {
+                    mllog::Format::Mllog => "no ':::MLLOG' records found in the log",
+                    mllog::Format::Mll => "no ':::MLL' records found in the log",
+                },
             ));
         }
         return finish(display, findings, facts.division, facts.benchmark, seconds);
@@ -204,7 +207,7 @@ fn check_source<'s>(
 
 /// Findings about the bytes of the log: malformed records, non-string keys,
 /// over-long lines.
-fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
+fn scan_findings(summary: &ScanSummary, display: &str, format: mllog::Format) -> Vec<Finding> {
     let mut findings = Vec::new();
     for m in &summary.malformed {
         findings.push(
@@ -228,21 +231,15 @@ fn scan_findings(summary: &ScanSummary, display: &str) -> Vec<Finding> {
         ));
     }
     for &line in &summary.non_string_keys {
-        findings.push(
-            Finding::of(
-                code::LOG004,
-                display,
-                "MLLOG record whose 'key' is not a string; the record is ignored",
-            )
-            .at_line(Some(line)),
-        );
+        findings
+            .push(Finding::of(code::LOG004, display, format.ignored_record()).at_line(Some(line)));
     }
     let more = summary.non_string_total - summary.non_string_keys.len() as u64;
     if more > 0 {
         findings.push(Finding::of(
             code::LOG004,
             display,
-            format!("{more} more records whose 'key' is not a string"),
+            format!("{more} more records ignored as the one above"),
         ));
     }
     for l in &summary.long_lines {

@@ -29,6 +29,7 @@ pub const FUNCTIONS: &[&str] = &[
     "is_number",
     "is_string",
     "is_int",
+    "is_bool",
     "len",
     "sorted",
 ];
@@ -227,6 +228,8 @@ fn env() -> &'static Environment<'static> {
         env.add_function("is_int", |x: Value| {
             x.kind() == ValueKind::Bool || (x.kind() == ValueKind::Number && x.is_integer())
         });
+        // Python's `type(x) == bool` (GNMT's *_alt_*_func keys, 0.6.0).
+        env.add_function("is_bool", |x: Value| x.kind() == ValueKind::Bool);
         // Python's sorted() of a list (the weights_initialization tensor lists, 1.1-2.1).
         env.add_function("sorted", |x: Value| -> Result<Value, Error> {
             let mut items: Vec<Value> = x

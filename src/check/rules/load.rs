@@ -18,6 +18,32 @@ pub struct Ruleset {
     pub packs: BTreeMap<String, Pack>,
     /// Every key some pack has a rule for or aggregates from.
     pub keys: BTreeSet<String>,
+    /// The line format of the round's logs (`log_format.yaml`; MLLOG when
+    /// the round has none).
+    pub format: crate::mllog::Format,
+}
+
+/// `<usage>/<version>/log_format.yaml`: which line format the round's logs
+/// use (`format: mll` for training 0.6.0).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogFormatFile {
+    format: crate::mllog::Format,
+}
+
+/// The line format of `usage`/`version`: MLLOG unless the round's
+/// `log_format.yaml` says otherwise.
+pub fn log_format(
+    source: &RuleSource,
+    usage: &str,
+    version: &str,
+) -> Result<crate::mllog::Format, crate::rulebook::source::DataError> {
+    let rel = format!("{usage}/{version}/log_format.yaml");
+    Ok(
+        crate::rulebook::source::load_yaml::<LogFormatFile>(source, &rel)?
+            .map(|f| f.format)
+            .unwrap_or_default(),
+    )
 }
 
 pub const ROOT_PACK: &str = "common";
@@ -222,11 +248,16 @@ impl Ruleset {
             }
             packs.insert(name, pack);
         }
+        let format = log_format(source, usage, version).map_err(|e| LoadError::Pack {
+            path: e.path,
+            message: e.message,
+        })?;
         Ok(Ruleset {
             usage: usage.to_string(),
             version: version.to_string(),
             packs,
             keys,
+            format,
         })
     }
 }

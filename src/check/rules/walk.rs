@@ -147,7 +147,8 @@ impl<'a, 'r> Run<'a, 'r> {
             let mut buffer_bytes = 0usize;
             let mut buffering = true;
             let keys = &self.ruleset.keys;
-            let summary = mllog::scan_records_raw(
+            let summary = mllog::scan_records_raw_in(
+                self.ruleset.format,
                 reader,
                 |k| keys.contains(k) || obs.borrow_mut().as_mut().is_some_and(|o| o.wants(k)),
                 |r| {
