@@ -61,12 +61,15 @@ fn a_wrong_ruleset_names_the_available_ones() {
     let o = run(&["rules", "list", "--ruleset", "0.5.0"]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("available: 0.6.0, 0.7.0"), "{err}");
+    assert!(err.contains("available: training 0.6.0, 0.7.0"), "{err}");
     // A usage with no rulesets at all names every usage's.
     let o = run(&["rules", "list", "--usage", "nope", "--ruleset", "1.0.0"]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("available: training 0.6.0,"), "{err}");
+    assert!(
+        err.contains("hpc 1.0.0") && err.contains("training 0.6.0,"),
+        "{err}"
+    );
 }
 
 /// The round folder `v0.6` in the path is enough to pick training 0.6.0.
