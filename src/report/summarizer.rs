@@ -135,7 +135,16 @@ fn text(desc: &serde_json::Value, key: &str) -> String {
 
 fn int(desc: &serde_json::Value, key: &str) -> i64 {
     match desc.get(key) {
-        Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(0),
+        // Python's int(): a float is truncated (v3.1 Ailiverse logs
+        // number_of_nodes 1.0).
+        Some(serde_json::Value::Number(n)) => n
+            .as_i64()
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.is_finite())
+                    .map(|f| f.trunc() as i64)
+            })
+            .unwrap_or(0),
         Some(serde_json::Value::String(s)) => s.trim().parse().unwrap_or(0),
         _ => 0,
     }
