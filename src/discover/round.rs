@@ -194,10 +194,14 @@ pub fn infer(source: &RuleSource, usage: &str, paths: &[PathBuf]) -> Result<Chos
 /// usage (`hpc-v3.0`, `hpc_results_v3.0` for training) are not rounds of it.
 pub fn round_folder(usage: &str, path: &Path) -> Option<(String, String)> {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let re = regex::Regex::new(
-        r"(?i)^(?:(?:training|hpc|inference)[_-])?(?:results[_-])?v(\d+)\.(\d+)(?:\.(\d+))?$",
-    )
-    .ok()?;
+    // Compiled once: this runs for every log `log` and `check` read.
+    static ROUND: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)^(?:(?:training|hpc|inference)[_-])?(?:results[_-])?v(\d+)\.(\d+)(?:\.(\d+))?$",
+        )
+        .ok()
+    });
+    let re = ROUND.as_ref()?;
     let other_usages = ["hpc", "training", "inference"];
     for comp in abs.components().rev() {
         let name = comp.as_os_str().to_string_lossy();
