@@ -222,20 +222,9 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
         }
     }
     if let Some(r) = default_re() {
-        for c in r.captures_iter(code) {
-            if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
-                let value = unquote(v.as_str().trim()).to_string();
-                let mut path = parents.to_vec();
-                path.push(k.as_str().to_string());
-                out.push(Entry {
-                    line: lineno,
-                    path,
-                    display: format!("${{{}:-{}}}", k.as_str(), value),
-                    value,
-                    kind: EntryKind::Key { header: false },
-                });
-            }
-        }
+        defaults(r, code, lineno, parents, out, |k, v| {
+            format!("${{{k}:-{v}}}")
+        });
     }
     oc_env_defaults(code, lineno, parents, out);
     flags(code, lineno, parents, out);
@@ -248,6 +237,21 @@ fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<En
         return;
     }
     let Some(r) = oc_env_re() else { return };
+    defaults(r, code, lineno, parents, out, |k, v| {
+        format!("${{oc.env:{k},{v}}}")
+    });
+}
+
+/// One setting per match of `r` (group 1 the variable, group 2 its
+/// default), shown as `display` writes it.
+fn defaults(
+    r: &Regex,
+    code: &str,
+    lineno: u64,
+    parents: &[String],
+    out: &mut Vec<Entry>,
+    display: impl Fn(&str, &str) -> String,
+) {
     for c in r.captures_iter(code) {
         if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
             let value = unquote(v.as_str().trim()).to_string();
@@ -256,7 +260,7 @@ fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<En
             out.push(Entry {
                 line: lineno,
                 path,
-                display: format!("${{oc.env:{},{}}}", k.as_str(), value),
+                display: display(k.as_str(), &value),
                 value,
                 kind: EntryKind::Key { header: false },
             });
