@@ -13,6 +13,7 @@
 //! through [`PolicyRules`]. Codes are documented in `rules/codes/policy.yaml`.
 //! Nothing here prints or panics on user input; output is sorted.
 
+mod config_json;
 pub mod configs;
 pub mod disclosure;
 pub mod eval_schedule;

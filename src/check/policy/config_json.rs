@@ -1,0 +1,130 @@
+//! The JSON reader of implementation configs (DeepSpeed configs, JSON held
+//! in a shell variable such as `TF_CONFIG`): nested keys become paths, with
+//! line numbers; see `configs.rs` for what a setting is.
+
+use super::configs::{flags, Entry, EntryKind};
+
+/// Deepest JSON nesting whose keys are kept in paths.
+const MAX_JSON_DEPTH: usize = 64;
+
+/// A JSON (or JSON-like) text, nested keys as paths. A forgiving scanner,
+/// not a validator: broken JSON gives fewer settings, never an error.
+/// `prefix` goes before every path (the shell variable a JSON string is
+/// held in); `line0` is added to every line (0 for a file).
+pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut Vec<Entry>) {
+    let b = text.as_bytes();
+    let mut line = 1u64;
+    // Open containers: the key that opened each (None for array items or
+    // the top level).
+    let mut stack: Vec<Option<String>> = Vec::new();
+    let mut pending: Option<(String, u64)> = None;
+    let path_of = |stack: &[Option<String>], key: Option<&str>| -> Vec<String> {
+        let mut p = prefix.to_vec();
+        p.extend(stack.iter().flatten().cloned());
+        if let Some(k) = key {
+            p.push(k.to_string());
+        }
+        p
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => line += 1,
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j] != b'"' {
+                    if b[j] == b'\\' {
+                        j += 1;
+                    } else if b[j] == b'\n' {
+                        break;
+                    }
+                    j += 1;
+                }
+                let end = j.min(b.len());
+                let s = text.get(start..end).unwrap_or("").to_string();
+                i = end;
+                // A key when a ':' follows.
+                let mut k = end + 1;
+                while k < b.len() && (b[k] == b' ' || b[k] == b'\t' || b[k] == b'\r') {
+                    k += 1;
+                }
+                if k < b.len() && b[k] == b':' {
+                    pending = Some((s, line));
+                    i = k;
+                } else {
+                    let key = pending.take();
+                    let display = match &key {
+                        Some((k, _)) => format!("\"{k}\": \"{s}\""),
+                        None => format!("\"{s}\""),
+                    };
+                    out.push(Entry {
+                        line: line0 + line,
+                        path: path_of(&stack, key.as_ref().map(|(k, _)| k.as_str())),
+                        value: s,
+                        kind: if key.is_some() {
+                            EntryKind::Key { header: false }
+                        } else {
+                            EntryKind::Value
+                        },
+                        display,
+                    });
+                }
+            }
+            b'{' | b'[' => {
+                let key = pending.take();
+                if let Some((k, l)) = &key {
+                    out.push(Entry {
+                        line: line0 + l,
+                        path: path_of(&stack, Some(k)),
+                        value: String::new(),
+                        kind: EntryKind::Key { header: true },
+                        display: format!("\"{k}\""),
+                    });
+                }
+                if stack.len() < MAX_JSON_DEPTH {
+                    stack.push(key.map(|(k, _)| k));
+                } else {
+                    stack.push(None);
+                }
+            }
+            b'}' | b']' => {
+                pending = None;
+                stack.pop();
+            }
+            b',' => pending = None,
+            _ if c.is_ascii_alphanumeric() || c == b'-' || c == b'+' || c == b'.' => {
+                let start = i;
+                while i + 1 < b.len()
+                    && (b[i + 1].is_ascii_alphanumeric() || b"-+._".contains(&b[i + 1]))
+                {
+                    i += 1;
+                }
+                let lit = text.get(start..=i).unwrap_or("").to_string();
+                if let Some((k, l)) = pending.take() {
+                    out.push(Entry {
+                        line: line0 + l,
+                        path: path_of(&stack, Some(&k)),
+                        display: format!("\"{k}\": {lit}"),
+                        value: lit,
+                        kind: EntryKind::Key { header: false },
+                    });
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+pub(super) fn parse_json(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    json_entries(text, &[], 0, &mut out);
+    if text.contains("--") {
+        for (i, line) in text.lines().enumerate() {
+            flags(line, i as u64 + 1, &[], &mut out);
+        }
+    }
+    out
+}
