@@ -299,3 +299,71 @@ fn repeat_help_lists_only_the_formats_it_writes() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("invalid value 'sarif'"));
 }
+
+/// Runs `mlaudit ARGS` under `script`, which gives it a terminal as
+/// standard error; returns what the terminal showed. `None` when `script`
+/// (util-linux) is missing, which fails the test when `CI` is set.
+fn on_a_terminal(args: &[String]) -> Option<String> {
+    let cmd = std::iter::once(env!("CARGO_BIN_EXE_mlaudit").to_string())
+        .chain(args.iter().cloned())
+        .map(|a| shlex::try_quote(&a).expect("quotable").into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match Command::new("script")
+        .args(["-qec", &format!("{cmd} >/dev/null"), "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => Some(String::from_utf8_lossy(&o.stdout).into_owned()),
+        Err(e) => {
+            eprintln!("SKIPPED: no `script` to give mlaudit a terminal ({e})");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set and `script` (util-linux) is missing"
+            );
+            None
+        }
+    }
+}
+
+#[test]
+fn long_log_runs_draw_a_progress_bar_on_a_terminal_and_quiet_hides_it() {
+    // 60 copies of the example's first log: more than the 40 a bar waits for.
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/Example/results/example_system/retinanet/result_0.txt");
+    let mut args: Vec<String> = ["log", "--ruleset", "5.0.0"].map(String::from).to_vec();
+    for i in 0..60 {
+        let f = dir.path().join(format!("result_{i}.txt"));
+        std::fs::copy(&src, &f).unwrap();
+        args.push(f.to_string_lossy().into_owned());
+    }
+    let Some(shown) = on_a_terminal(&args) else {
+        return;
+    };
+    assert!(shown.contains("checking logs"), "no bar: {shown:?}");
+    assert!(
+        shown.contains("/60"),
+        "the bar does not count the logs: {shown:?}"
+    );
+    args.insert(1, "-q".into());
+    let Some(quiet) = on_a_terminal(&args) else {
+        return;
+    };
+    assert!(!quiet.contains("checking logs"), "-q drew a bar: {quiet:?}");
+    // Short runs end before a bar would help.
+    let Some(short) = on_a_terminal(
+        &args[..5]
+            .iter()
+            .filter(|a| *a != "-q")
+            .cloned()
+            .collect::<Vec<_>>(),
+    ) else {
+        return;
+    };
+    assert!(
+        !short.contains("checking logs"),
+        "a bar for 1 log: {short:?}"
+    );
+}

@@ -99,10 +99,23 @@ fn log(
     if let Some(out) = &output.output {
         crate::safe_io::refuse_overwriting_input(out, files)?;
     }
+    // A bar on long runs when standard error is a terminal (the bar itself
+    // stays hidden below `TerminalBar::MIN_LOGS` logs).
+    let terminal = io.progress.then(TerminalBar::new);
+    let bar: &dyn Progress = match &terminal {
+        Some(t) => t,
+        None => &Silent,
+    };
+    bar.start(files.len());
     let logs: Vec<rules::LogCheck> = files
         .par_iter()
-        .map(|f| rules::check_file(&ruleset, f, &f.to_string_lossy()))
+        .map(|f| {
+            let log = rules::check_file(&ruleset, f, &f.to_string_lossy());
+            bar.advance();
+            log
+        })
         .collect();
+    bar.finish();
     let mut report = Report::from_logs(usage, version, ".", logs);
     report.set_ruleset_source(&chosen);
     output::emit(source, &report, settings.format, output, io)?;
