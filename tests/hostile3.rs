@@ -306,3 +306,48 @@ fn repeat_keeps_only_the_reference_points() {
         assert!(kb < bound, "peak RSS {kb} kB for two logs of {n} points");
     }
 }
+
+// ---- 2. A folder of thousands of logs: short reports, bounded memory.
+
+/// 100,000 tiny result files in one folder made 89 MB of text, a 53 MB
+/// HTML page (a row, a chart line and a "not compliant" line per run) and
+/// took 725 MB. Text and HTML are now capped per folder (the HTML page:
+/// 303 kB); memory still grows by about 5 kB per log (505 MB at 100,000),
+/// bounded here at a generous multiple.
+#[test]
+fn a_folder_of_many_tiny_logs_gives_short_reports() {
+    let n = if cfg!(debug_assertions) {
+        3_000
+    } else {
+        20_000
+    };
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let folder = p.join(FOLDER);
+    for i in 5..5 + n {
+        std::fs::write(folder.join(format!("result_{i}.txt")), "x\n").expect("log");
+    }
+    let out = tmp();
+    let html = out.path().join("report.html");
+    let html_arg = html.to_str().expect("utf-8");
+    let run = mlaudit(
+        p,
+        &["check", "--ruleset", "5.0.0", "Example", "--html", html_arg],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let longest = run.stdout.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 4096, "a line of {longest} bytes");
+    assert!(
+        run.stdout.len() < 256 << 10,
+        "{} bytes of text",
+        run.stdout.len()
+    );
+    let page = std::fs::read_to_string(&html).expect("page");
+    assert!(page.len() < 1 << 20, "an HTML page of {} bytes", page.len());
+    assert!(page.contains("only the first 200 are drawn"), "no note");
+    if let Some(kb) = run.peak_kb {
+        let bound = if cfg!(debug_assertions) { 200 } else { 400 } * 1024;
+        assert!(kb < bound, "peak RSS {kb} kB for {n} logs");
+    }
+}

@@ -321,6 +321,7 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         view.failed = b
             .non_compliant
             .iter()
+            .take(MAX_RUNS_SHOWN)
             .map(|name| FailedRun {
                 name: name.clone(),
                 why: found
@@ -594,6 +595,10 @@ struct FolderContext<'a> {
     target: Option<QualityTarget>,
 }
 
+/// Most runs of one folder drawn and listed: a real folder has 5 to 10; a
+/// folder of 100,000 result files made a 53 MB page.
+const MAX_RUNS_SHOWN: usize = 200;
+
 fn folder_view(
     i: usize,
     b: &BenchmarkReport,
@@ -708,6 +713,7 @@ fn folder_view(
     let curves: Vec<Curve> = folder
         .runs
         .iter()
+        .take(MAX_RUNS_SHOWN)
         .enumerate()
         .map(|(k, r)| Curve {
             name: r.name.clone(),
@@ -736,6 +742,7 @@ fn folder_view(
         .runs
         .iter()
         .zip(&roles)
+        .take(MAX_RUNS_SHOWN)
         .map(|(r, role)| TimedRun {
             name: r.name.clone(),
             minutes: r.minutes(),
@@ -803,11 +810,18 @@ fn folder_view(
         }
     }
 
+    if folder.runs.len() > MAX_RUNS_SHOWN {
+        view.note = format!(
+            "{} runs: only the first {MAX_RUNS_SHOWN} are drawn and listed on this page",
+            folder.runs.len()
+        );
+    }
     view.runs = folder
         .runs
         .iter()
         .zip(&compliant)
         .zip(&roles)
+        .take(MAX_RUNS_SHOWN)
         .map(|((r, ok), role)| {
             let m = r.minutes();
             RunRow {
