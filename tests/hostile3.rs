@@ -351,3 +351,118 @@ fn a_folder_of_many_tiny_logs_gives_short_reports() {
         assert!(kb < bound, "peak RSS {kb} kB for {n} logs");
     }
 }
+
+// ---- 3. Inputs read whole are regular files: the baseline report too.
+
+#[cfg(unix)]
+#[test]
+fn a_baseline_that_is_a_device_or_a_fifo_is_refused() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let fifo = p.join("old.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let mut specials = vec!["/dev/zero".to_string()];
+    if made.is_ok_and(|s| s.success()) {
+        specials.push("old.json".to_string());
+    }
+    for special in &specials {
+        // /dev/zero filled memory and a FIFO blocked forever.
+        let run = mlaudit(
+            p,
+            &[
+                "check",
+                "--ruleset",
+                "5.0.0",
+                "Example",
+                "--baseline",
+                special,
+            ],
+        );
+        assert_eq!(run.code, Some(2), "{special}: {}", run.all());
+        assert!(
+            run.stderr.contains(special.as_str()) && run.stderr.contains("not a regular file"),
+            "{}",
+            run.all()
+        );
+    }
+}
+
+// ---- 12. No command prints a control character from a file name raw.
+
+#[cfg(target_os = "linux")]
+#[test]
+fn control_characters_in_folder_names_are_escaped_by_every_command() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("P"));
+    let sys = "ex\u{1b}]0;owned\u{7}\u{1b}[2Jsys";
+    std::fs::rename(
+        p.join("P/results/example_system"),
+        p.join("P/results").join(sys),
+    )
+    .expect("rename");
+    std::fs::rename(
+        p.join("P/systems/example_system.json"),
+        p.join("P/systems").join(format!("{sys}.json")),
+    )
+    .expect("rename");
+    let folder = format!("P/results/{sys}/retinanet");
+    let (log0, log2) = (
+        format!("{folder}/result_0.txt"),
+        format!("{folder}/result_2.txt"),
+    );
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["check", "--ruleset", "5.0.0", "P"],
+        vec!["check", "--ruleset", "5.0.0", "P", "--format", "github"],
+        vec!["check", "--ruleset", "5.0.0", "P", "--format", "junit"],
+        vec!["check", "--ruleset", "5.0.0", &folder],
+        vec!["rcp", "--ruleset", "5.0.0", "P"],
+        vec!["score", "--ruleset", "5.0.0", "P"],
+        vec!["repeat", &log0, &log2],
+    ];
+    for args in &commands {
+        let run = mlaudit(p, args);
+        assert!(
+            matches!(run.code, Some(0) | Some(1)),
+            "{args:?}\n{}",
+            run.all()
+        );
+        let all = run.all();
+        assert!(
+            !all.contains(['\u{1b}', '\u{7}']),
+            "{args:?}: raw control\n{all}"
+        );
+        // JUnit XML cannot carry a control character even escaped: it shows
+        // U+FFFD instead.
+        let shown = if args.contains(&"junit") {
+            "ex\u{fffd}"
+        } else {
+            "ex\\x1b"
+        };
+        assert!(all.contains(shown), "{args:?}: name not shown\n{all}");
+    }
+}
+
+// ---- 16. An empty package fails with exit 2, with or without systems/.
+
+#[test]
+fn an_empty_package_with_system_descriptions_is_not_a_pass() {
+    let d = tmp();
+    let p = d.path();
+    std::fs::create_dir_all(p.join("P/results")).expect("mkdir");
+    std::fs::create_dir_all(p.join("P/systems")).expect("mkdir");
+    std::fs::copy(
+        example().join("systems/example_system.json"),
+        p.join("P/systems/example_system.json"),
+    )
+    .expect("copy");
+    let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "P"]);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stderr.contains("nothing to check"), "{}", run.all());
+    // A system folder without benchmark folders is no better.
+    std::fs::create_dir_all(p.join("P/results/example_system")).expect("mkdir");
+    let run = mlaudit(p, &["check", "--ruleset", "5.0.0", "P"]);
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(run.stderr.contains("nothing to check"), "{}", run.all());
+}
