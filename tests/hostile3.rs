@@ -466,3 +466,100 @@ fn an_empty_package_with_system_descriptions_is_not_a_pass() {
     assert_eq!(run.code, Some(2), "{}", run.all());
     assert!(run.stderr.contains("nothing to check"), "{}", run.all());
 }
+
+// ---- 3. Rule packs under --rules DIR are regular files too.
+
+#[cfg(unix)]
+#[test]
+fn a_pack_that_is_a_device_or_a_fifo_is_refused() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let rules = p.join("rules");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("rules"), &rules);
+    let pack = rules.join("training/5.0.0/compliance/common.yaml");
+    let log = format!("{FOLDER}/result_0.txt");
+    std::fs::remove_file(&pack).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", &pack).expect("symlink");
+    let mut cases = vec!["/dev/zero"];
+    for case in ["/dev/zero", "FIFO"] {
+        if case == "FIFO" {
+            std::fs::remove_file(&pack).expect("rm");
+            if !Command::new("mkfifo")
+                .arg(&pack)
+                .status()
+                .is_ok_and(|s| s.success())
+            {
+                break;
+            }
+            cases.push(case);
+        }
+        let run = mlaudit(p, &["--rules", "rules", "log", "--ruleset", "5.0.0", &log]);
+        assert_eq!(run.code, Some(2), "{case}: {}", run.all());
+        assert!(
+            run.stderr.contains("common.yaml") && run.stderr.contains("not a regular file"),
+            "{case}: {}",
+            run.all()
+        );
+    }
+    assert_eq!(cases.len(), 2, "no FIFO could be made");
+}
+
+// ---- 6. score --csv is never written over an input either.
+
+#[test]
+fn score_csv_is_not_written_over_a_log() {
+    let d = tmp();
+    copy_dir(&example(), &d.path().join("Example"));
+    let log = format!("{FOLDER}/result_0.txt");
+    let before = fingerprint(d.path());
+    let run = mlaudit(
+        d.path(),
+        &["score", "--ruleset", "5.0.0", "Example", "--csv", &log],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.all());
+    assert!(
+        run.stderr.contains("refusing to overwrite"),
+        "{}",
+        run.all()
+    );
+    assert!(fingerprint(d.path()) == before, "the log was overwritten");
+}
+
+// ---- 10. --changed-since checks a changed path that is not UTF-8.
+
+#[cfg(target_os = "linux")]
+#[test]
+fn changed_since_checks_a_package_whose_name_is_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let d = tmp();
+    let r = d.path();
+    git(r, &["init", "-q"]);
+    git(r, &["config", "user.name", "T"]);
+    git(r, &["config", "user.email", "t@example.org"]);
+    git(r, &["config", "commit.gpgsign", "false"]);
+    let pkg = r.join(OsStr::from_bytes(b"Pkg\xff"));
+    copy_dir(&example(), &pkg);
+    git(r, &["add", "-A"]);
+    git(r, &["commit", "-q", "-m", "package"]);
+    let folder = pkg.join("results/example_system/retinanet");
+    for n in [0, 2] {
+        let p = folder.join(format!("result_{n}.txt"));
+        let t = std::fs::read_to_string(&p).expect("log");
+        let broken = t.replace(
+            "\"opt_weight_decay\", \"value\": 0.0,",
+            "\"opt_weight_decay\", \"value\": 0.5,",
+        );
+        assert_ne!(t, broken);
+        std::fs::write(&p, broken).expect("write");
+    }
+    git(r, &["add", "-A"]);
+    git(r, &["commit", "-q", "-m", "break two runs"]);
+    let run = mlaudit(
+        r,
+        &["check", "--ruleset", "5.0.0", "--changed-since", "HEAD~1"],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.all());
+    assert!(run.stdout.contains("Pkg\\xff/results"), "{}", run.all());
+}
