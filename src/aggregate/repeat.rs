@@ -11,7 +11,7 @@
 use crate::mllog;
 use crate::rulebook::source::{load_yaml, DataError, RuleSource};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// `rules/repeat.yaml`.
@@ -53,21 +53,220 @@ impl std::fmt::Display for Position {
     }
 }
 
-#[derive(Debug, Clone)]
-struct Point {
-    pos: Position,
+/// The keys of the logs compared, each named once.
+#[derive(Default)]
+struct Keys {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Keys {
+    fn id(&mut self, key: &str) -> u32 {
+        if let Some(&i) = self.ids.get(key) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.ids.insert(key.to_string(), i);
+        self.names.push(key.to_string());
+        i
+    }
+}
+
+/// Where a point sits: its key, its position kind (an index into
+/// `positions`, or `positions.len()` for `occurrence`) and the position.
+type Place = (u32, u32, u64);
+
+/// No point (the end of a chain).
+const NONE: u32 = u32::MAX;
+
+/// A point of the reference log, with what the other log being compared
+/// has at the same place.
+struct RefPoint {
+    key: u32,
+    kind: u32,
+    repeat: u32,
+    /// The next reference point at the same place.
+    next: u32,
+    at: f64,
+    value: f64,
+    line: u64,
+    /// The other log's point here: (value, line).
+    matched: Option<(f64, u64)>,
+}
+
+/// The reference points at one place, and how many of the other log's
+/// points at that place were seen so far.
+struct Group {
+    first: u32,
+    last: u32,
+    count: u32,
+    seen: u32,
+    /// The reference point the next point of the other log matches.
+    cursor: u32,
+}
+
+/// The reference log, kept compactly: every point is needed, as the other
+/// logs may log theirs in any order. The other logs are read one at a time
+/// and matched point by point as they stream by (keeping every point of
+/// every log took 850 MB for two 300 MB logs).
+struct Reference {
+    path: String,
+    points: Vec<RefPoint>,
+    groups: HashMap<Place, Group>,
+    config: BTreeMap<String, String>,
+}
+
+/// A numeric record of a log: its key, position kind and position (the
+/// occurrence number when its metadata gives none), value and line.
+struct Numeric {
+    key: u32,
+    kind: u32,
+    at: f64,
     value: f64,
     line: u64,
 }
 
-/// The numeric series of one log, by key.
-#[derive(Debug, Clone)]
-pub struct LogSeries {
-    pub path: String,
-    series: BTreeMap<String, Vec<Point>>,
-    /// The run's configuration: every key logged with a value before
-    /// `run_start` (first value), as JSON text. `seed` is among them.
-    config: BTreeMap<String, String>,
+/// Streams the numeric records of a log to `f`; returns the run's
+/// configuration: every key logged with a value before `run_start` (first
+/// value), as JSON text. `seed` is among them.
+fn scan_numeric(
+    rules: &RepeatRules,
+    keys: &mut Keys,
+    shown: &str,
+    path: &Path,
+    mut f: impl FnMut(Numeric),
+) -> anyhow::Result<BTreeMap<String, String>> {
+    let file = crate::safe_io::open_regular(path).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+    // Points positioned by occurrence, per key (counting them on every
+    // point was quadratic in the length of the log).
+    let mut occurrences: HashMap<u32, usize> = HashMap::new();
+    let mut config: BTreeMap<String, String> = BTreeMap::new();
+    let mut started = false;
+    let occurrence = rules.positions.len() as u32;
+    let summary = mllog::scan(
+        file,
+        |k| !rules.ignore_keys.iter().any(|i| i == k),
+        |e| {
+            if e.key == "run_start" {
+                started = true;
+            }
+            if !started && !e.value.is_null() {
+                config
+                    .entry(e.key.clone())
+                    .or_insert_with(|| e.value.to_string());
+            }
+            let Some(value) = e.value.as_f64() else {
+                return;
+            };
+            let key = keys.id(&e.key);
+            let (kind, at) = rules
+                .positions
+                .iter()
+                .enumerate()
+                .find_map(|(i, p)| {
+                    e.metadata
+                        .get(p)
+                        .and_then(|v| v.as_f64())
+                        .map(|v| (i as u32, v))
+                })
+                .unwrap_or((occurrence, f64::NAN));
+            let at = if at.is_nan() {
+                let n = occurrences.entry(key).or_insert(0);
+                *n += 1;
+                *n as f64
+            } else {
+                at
+            };
+            f(Numeric {
+                key,
+                kind,
+                at,
+                value,
+                line: e.line,
+            });
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+    if summary.records == 0 {
+        anyhow::bail!("{shown}: no MLLOG records");
+    }
+    Ok(config)
+}
+
+impl Reference {
+    fn read(
+        rules: &RepeatRules,
+        keys: &mut Keys,
+        shown: &str,
+        path: &Path,
+    ) -> anyhow::Result<Reference> {
+        let mut points: Vec<RefPoint> = Vec::new();
+        let mut groups: HashMap<Place, Group> = HashMap::new();
+        let config = scan_numeric(rules, keys, shown, path, |n| {
+            let i = points.len() as u32;
+            let g = groups
+                .entry((n.key, n.kind, n.at.to_bits()))
+                .or_insert(Group {
+                    first: i,
+                    last: NONE,
+                    count: 0,
+                    seen: 0,
+                    cursor: i,
+                });
+            if g.last != NONE {
+                points[g.last as usize].next = i;
+            }
+            points.push(RefPoint {
+                key: n.key,
+                kind: n.kind,
+                repeat: g.count,
+                next: NONE,
+                at: n.at,
+                value: n.value,
+                line: n.line,
+                matched: None,
+            });
+            g.last = i;
+            g.count += 1;
+        })?;
+        Ok(Reference {
+            path: shown.to_string(),
+            points,
+            groups,
+            config,
+        })
+    }
+
+    /// Forgets the last log compared.
+    fn reset(&mut self) {
+        for g in self.groups.values_mut() {
+            g.seen = 0;
+            g.cursor = g.first;
+        }
+        for p in &mut self.points {
+            p.matched = None;
+        }
+    }
+}
+
+/// What the other log has that the reference does not, per key: how many
+/// points, and the first of them (position, value, line).
+#[derive(Default)]
+struct Extra {
+    count: usize,
+    first: Option<(Position, f64, u64)>,
+}
+
+fn position(rules: &RepeatRules, kind: u32, at: f64, repeat: u32) -> Position {
+    Position {
+        kind: rules
+            .positions
+            .get(kind as usize)
+            .cloned()
+            .unwrap_or_else(|| "occurrence".to_string()),
+        at,
+        repeat: repeat as usize,
+    }
 }
 
 /// Whether two runs can be a test-retest pair: same seed, same
@@ -143,75 +342,6 @@ pub struct RepeatReport {
     pub comparisons: Vec<Comparison>,
 }
 
-/// Reads the numeric series of a log.
-pub fn read_series(rules: &RepeatRules, shown: &str, path: &Path) -> anyhow::Result<LogSeries> {
-    let file = crate::safe_io::open_regular(path).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
-    let mut series: BTreeMap<String, Vec<Point>> = BTreeMap::new();
-    let mut seen: HashMap<(String, String, u64), usize> = HashMap::new();
-    // Points positioned by occurrence, per key (counting them on every
-    // point was quadratic in the length of the log).
-    let mut occurrences: HashMap<String, usize> = HashMap::new();
-    let mut config: BTreeMap<String, String> = BTreeMap::new();
-    let mut started = false;
-    let summary = mllog::scan(
-        file,
-        |k| !rules.ignore_keys.iter().any(|i| i == k),
-        |e| {
-            if e.key == "run_start" {
-                started = true;
-            }
-            if !started && !e.value.is_null() {
-                config
-                    .entry(e.key.clone())
-                    .or_insert_with(|| e.value.to_string());
-            }
-            let Some(value) = e.value.as_f64() else {
-                return;
-            };
-            let (kind, at) = rules
-                .positions
-                .iter()
-                .find_map(|p| {
-                    e.metadata
-                        .get(p)
-                        .and_then(|v| v.as_f64())
-                        .map(|v| (p.clone(), v))
-                })
-                .unwrap_or_else(|| ("occurrence".to_string(), f64::NAN));
-            let points = series.entry(e.key.clone()).or_default();
-            let at = if at.is_nan() {
-                let n = occurrences.entry(e.key.clone()).or_insert(0);
-                *n += 1;
-                *n as f64
-            } else {
-                at
-            };
-            let n = seen
-                .entry((e.key.clone(), kind.clone(), at.to_bits()))
-                .or_insert(0);
-            points.push(Point {
-                pos: Position {
-                    kind,
-                    at,
-                    repeat: *n,
-                },
-                value,
-                line: e.line,
-            });
-            *n += 1;
-        },
-    )
-    .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
-    if summary.records == 0 {
-        anyhow::bail!("{shown}: no MLLOG records");
-    }
-    Ok(LogSeries {
-        path: shown.to_string(),
-        series,
-        config,
-    })
-}
-
 /// Absolute and symmetric relative difference (0 when both are 0).
 pub fn deviation(a: f64, b: f64) -> (f64, f64) {
     let abs = (a - b).abs();
@@ -226,18 +356,65 @@ pub fn deviation(a: f64, b: f64) -> (f64, f64) {
     (abs, rel)
 }
 
-fn side(p: &Point) -> Side {
+fn side(value: f64, line: u64) -> Side {
     Side {
-        line: p.line,
-        value: p.value,
+        line,
+        value,
         text: None,
     }
 }
 
-/// Compares `other` with `reference`; values whose relative deviation is at
-/// most `tolerance` count as repeated.
-pub fn compare(reference: &LogSeries, other: &LogSeries, tolerance: f64) -> Comparison {
-    let mut keys = Vec::new();
+/// Reads `path` (shown as `shown`) and compares it with `reference`,
+/// matching its points as they stream by; values whose relative deviation
+/// is at most `tolerance` count as repeated.
+fn compare(
+    rules: &RepeatRules,
+    keys: &mut Keys,
+    reference: &mut Reference,
+    (shown, path): (&str, &Path),
+    tolerance: f64,
+) -> anyhow::Result<Comparison> {
+    reference.reset();
+    let mut extra: HashMap<u32, Extra> = HashMap::new();
+    let mut other_keys: HashSet<u32> = HashSet::new();
+    let (points, groups) = (&mut reference.points, &mut reference.groups);
+    let config = scan_numeric(rules, keys, shown, path, |n| {
+        other_keys.insert(n.key);
+        // The point of the reference at the same place and repeat, if any.
+        let repeat = match groups.get_mut(&(n.key, n.kind, n.at.to_bits())) {
+            Some(g) if g.seen < g.count => {
+                let i = g.cursor as usize;
+                g.cursor = points[i].next;
+                g.seen += 1;
+                points[i].matched = Some((n.value, n.line));
+                return;
+            }
+            Some(g) => {
+                g.seen += 1;
+                g.seen - 1
+            }
+            // The first point of the other log at a place the reference
+            // does not have is its first there.
+            None => 0,
+        };
+        let x = extra.entry(n.key).or_default();
+        x.count += 1;
+        if x.first.is_none() {
+            x.first = Some((position(rules, n.kind, n.at, repeat), n.value, n.line));
+        }
+    })?;
+    let mut by_key: HashMap<u32, Vec<&RefPoint>> = HashMap::new();
+    for p in &reference.points {
+        by_key.entry(p.key).or_default().push(p);
+    }
+    let mut names: Vec<(&str, u32)> = by_key
+        .keys()
+        .chain(other_keys.iter())
+        .map(|&k| (keys.names[k as usize].as_str(), k))
+        .collect();
+    names.sort();
+    names.dedup();
+    let mut out = Vec::new();
     // (reference line or u64::MAX, other line) orders divergences in log order.
     let mut first: Option<((u64, u64), Divergence)> = None;
     let mut worst: Option<(f64, Divergence)> = None;
@@ -245,17 +422,10 @@ pub fn compare(reference: &LogSeries, other: &LogSeries, tolerance: f64) -> Comp
     let mut identical = true;
     let mut repeatable = true;
     let empty = Vec::new();
-    let names: std::collections::BTreeSet<&String> =
-        reference.series.keys().chain(other.series.keys()).collect();
-    for key in names {
-        let a = reference.series.get(key).unwrap_or(&empty);
-        let b = other.series.get(key).unwrap_or(&empty);
-        let index: HashMap<(&str, u64, usize), &Point> = b
-            .iter()
-            .map(|p| ((p.pos.kind.as_str(), p.pos.at.to_bits(), p.pos.repeat), p))
-            .collect();
+    for (key, id) in names {
+        let a = by_key.get(&id).unwrap_or(&empty);
         let mut ks = KeySummary {
-            key: key.clone(),
+            key: key.to_string(),
             compared: 0,
             differing: 0,
             only_reference: 0,
@@ -263,68 +433,60 @@ pub fn compare(reference: &LogSeries, other: &LogSeries, tolerance: f64) -> Comp
             max_abs: 0.0,
             max_rel: 0.0,
         };
-        let mut matched = 0usize;
         let mut note = |order: (u64, u64), d: Divergence| {
             if first.as_ref().is_none_or(|(o, _)| order < *o) {
                 first = Some((order, d));
             }
         };
         for pa in a {
-            let Some(pb) = index.get(&(pa.pos.kind.as_str(), pa.pos.at.to_bits(), pa.pos.repeat))
-            else {
+            let at = || position(rules, pa.kind, pa.at, pa.repeat).to_string();
+            let Some((vb, lb)) = pa.matched else {
                 ks.only_reference += 1;
                 ks.differing += 1;
                 note(
                     (pa.line, u64::MAX),
                     Divergence {
-                        key: key.clone(),
-                        position: pa.pos.to_string(),
-                        reference: Some(side(pa)),
+                        key: key.to_string(),
+                        position: at(),
+                        reference: Some(side(pa.value, pa.line)),
                         other: None,
                     },
                 );
                 continue;
             };
-            matched += 1;
             ks.compared += 1;
-            let (abs, rel) = deviation(pa.value, pb.value);
-            let same = pa.value.to_bits() == pb.value.to_bits() || pa.value == pb.value;
+            let (abs, rel) = deviation(pa.value, vb);
+            let same = pa.value.to_bits() == vb.to_bits() || pa.value == vb;
             if !same {
                 identical = false;
             }
             ks.max_abs = ks.max_abs.max(abs);
             ks.max_rel = ks.max_rel.max(rel);
             let div = || Divergence {
-                key: key.clone(),
-                position: pa.pos.to_string(),
-                reference: Some(side(pa)),
-                other: Some(side(pb)),
+                key: key.to_string(),
+                position: at(),
+                reference: Some(side(pa.value, pa.line)),
+                other: Some(side(vb, lb)),
             };
             if !same && worst.as_ref().is_none_or(|(w, _)| rel > *w) {
                 worst = Some((rel, div()));
             }
             if rel > tolerance {
                 ks.differing += 1;
-                note((pa.line, pb.line), div());
+                note((pa.line, lb), div());
             }
         }
-        ks.only_other = b.len() - matched;
-        if ks.only_other > 0 {
-            ks.differing += ks.only_other;
-            let keyset: std::collections::HashSet<(&str, u64, usize)> = a
-                .iter()
-                .map(|p| (p.pos.kind.as_str(), p.pos.at.to_bits(), p.pos.repeat))
-                .collect();
-            if let Some(pb) = b.iter().find(|p| {
-                !keyset.contains(&(p.pos.kind.as_str(), p.pos.at.to_bits(), p.pos.repeat))
-            }) {
+        if let Some(x) = extra.get(&id) {
+            ks.only_other = x.count;
+            ks.differing += x.count;
+            if let Some((pos, value, line)) = &x.first {
                 note(
-                    (u64::MAX, pb.line),
+                    (u64::MAX, *line),
                     Divergence {
-                        key: key.clone(),
-                        position: pb.pos.to_string(),
+                        key: key.to_string(),
+                        position: pos.to_string(),
                         reference: None,
-                        other: Some(side(pb)),
+                        other: Some(side(*value, *line)),
                     },
                 );
             }
@@ -337,35 +499,34 @@ pub fn compare(reference: &LogSeries, other: &LogSeries, tolerance: f64) -> Comp
         }
         max_abs = max_abs.max(ks.max_abs);
         max_rel = max_rel.max(ks.max_rel);
-        keys.push(ks);
+        out.push(ks);
     }
-    Comparison {
+    Ok(Comparison {
         reference: reference.path.clone(),
-        other: other.path.clone(),
-        pairing: pairing(reference, other),
+        other: shown.to_string(),
+        pairing: pairing(&reference.config, &config),
         identical,
         repeatable,
         first_divergence: first.map(|(_, d)| d),
         max_abs,
         max_rel,
         max_rel_at: worst.map(|(_, d)| d),
-        keys,
-    }
+        keys: out,
+    })
 }
 
 /// Same seed, same configuration keys?
-pub fn pairing(reference: &LogSeries, other: &LogSeries) -> Pairing {
-    let keys: std::collections::BTreeSet<&String> =
-        reference.config.keys().chain(other.config.keys()).collect();
+pub fn pairing(reference: &BTreeMap<String, String>, other: &BTreeMap<String, String>) -> Pairing {
+    let keys: std::collections::BTreeSet<&String> = reference.keys().chain(other.keys()).collect();
     let differing_keys: Vec<String> = keys
         .into_iter()
-        .filter(|k| reference.config.get(*k) != other.config.get(*k))
+        .filter(|k| reference.get(*k) != other.get(*k))
         .cloned()
         .collect();
     Pairing {
-        test_retest: differing_keys.is_empty() && reference.config.contains_key("seed"),
-        reference_seed: reference.config.get("seed").cloned(),
-        other_seed: other.config.get("seed").cloned(),
+        test_retest: differing_keys.is_empty() && reference.contains_key("seed"),
+        reference_seed: reference.get("seed").cloned(),
+        other_seed: other.get("seed").cloned(),
         differing_keys,
     }
 }
@@ -406,15 +567,13 @@ pub fn repeat(
     if tolerance.is_nan() || tolerance < 0.0 {
         anyhow::bail!("--tolerance must be a number >= 0, not {tolerance}");
     }
-    let series: Vec<LogSeries> = files
-        .iter()
-        .map(|(shown, path)| read_series(rules, shown, path))
-        .collect::<anyhow::Result<_>>()?;
+    let mut keys = Keys::default();
+    let mut reference = Reference::read(rules, &mut keys, &files[0].0, &files[0].1)?;
     let mut comparisons = Vec::new();
-    for (i, s) in series.iter().enumerate().skip(1) {
-        let mut c = compare(&series[0], s, tolerance);
+    for (shown, path) in &files[1..] {
+        let mut c = compare(rules, &mut keys, &mut reference, (shown, path), tolerance)?;
         for d in c.first_divergence.iter_mut().chain(c.max_rel_at.iter_mut()) {
-            add_text(d, &files[0].1, &files[i].1);
+            add_text(d, &files[0].1, path);
         }
         comparisons.push(c);
     }
@@ -429,15 +588,11 @@ pub fn repeat(
 mod tests {
     use super::*;
 
-    fn series(path: &str, config: &[(&str, &str)]) -> LogSeries {
-        LogSeries {
-            path: path.into(),
-            series: BTreeMap::new(),
-            config: config
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+    fn series(_path: &str, config: &[(&str, &str)]) -> BTreeMap<String, String> {
+        config
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]

@@ -196,10 +196,10 @@ fn check_tree(
         .par_iter()
         .map(|(f, dir)| {
             let division = dir.and_then(|d| division_of(&d.system));
-            let mut collectors = Collectors::new(rules, *dir);
+            let mut collectors = Collectors::new(rules, opts, *dir);
             let log =
                 rules::check_file_observed(&rules.compliance, &f.fs, &f.path, &mut collectors);
-            let pass = collectors.finish(rules, opts, f, *dir, division);
+            let pass = collectors.finish(rules, f, *dir, division);
             progress.advance();
             (log, pass)
         })
@@ -279,12 +279,8 @@ fn check_tree(
                     .iter()
                     .map(|f| match run_infos.get(f.path.as_str()) {
                         Some(r) => r.clone(),
-                        None => RunCollector::default().finish(
-                            ContentHash::default(),
-                            std::path::Path::new(&f.path),
-                            &rules.stats.rcp,
-                            opts.bert_train_samples,
-                        ),
+                        None => RunCollector::new(&rules.stats.rcp, opts.bert_train_samples)
+                            .finish(ContentHash::default(), std::path::Path::new(&f.path)),
                     })
                     .collect(),
             };
@@ -462,7 +458,7 @@ struct OnePass {
 /// statistics and the package rules need.
 struct Collectors<'a> {
     pol: Option<policy::Collector<'a>>,
-    run: Option<RunCollector>,
+    run: Option<RunCollector<'a>>,
     pkg: Option<logscan::Collector>,
     hash: ContentHash,
     want_all: bool,
@@ -473,12 +469,12 @@ struct Collectors<'a> {
 }
 
 impl<'a> Collectors<'a> {
-    fn new(rules: &'a Rules, dir: Option<&BenchmarkDir>) -> Collectors<'a> {
+    fn new(rules: &'a Rules, opts: &CheckOptions, dir: Option<&BenchmarkDir>) -> Collectors<'a> {
         let pol = rules.policy.as_ref().map(policy::Collector::new);
         Collectors {
             want_all: pol.is_some(),
             pol,
-            run: dir.map(|_| RunCollector::default()),
+            run: dir.map(|_| RunCollector::new(&rules.stats.rcp, opts.bert_train_samples)),
             pkg: dir.map(|_| logscan::Collector::default()),
             hash: ContentHash::default(),
             extra: crate::check::runcheck::Collector::default(),
@@ -492,7 +488,6 @@ impl<'a> Collectors<'a> {
     fn finish(
         self,
         rules: &Rules,
-        opts: &CheckOptions,
         f: &FileRef,
         dir: Option<&BenchmarkDir>,
         division: Option<&str>,
@@ -505,7 +500,7 @@ impl<'a> Collectors<'a> {
         let run = self
             .run
             .filter(|_| read.is_ok())
-            .map(|c| c.finish(self.hash, shown, &rules.stats.rcp, opts.bert_train_samples));
+            .map(|c| c.finish(self.hash, shown));
         let extra = if read.is_ok() {
             self.extra.finish(&rules.codes, &f.path, dir.is_none())
         } else {

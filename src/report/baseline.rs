@@ -112,7 +112,9 @@ impl Baseline {
                 meta.len()
             )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        // A regular file only: a FIFO blocked and /dev/zero filled memory.
+        let text =
+            crate::safe_io::read_regular_string(path, MAX_BYTES).map_err(|e| err(e.to_string()))?;
         let report: OldReport = serde_json::from_str(&text).map_err(|e| {
             err(format!(
                 "not a JSON report of mlaudit (`mlaudit check --format json`): {e}"

@@ -15,6 +15,8 @@ use crate::finding::Finding;
 use crate::mllog;
 use serde_json::Value;
 use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -43,8 +45,10 @@ pub struct RunInfo {
     pub accelerators_per_node: Option<Value>,
     /// `metadata.status` of the last `run_stop`.
     pub run_stop_status: Option<String>,
-    /// The `eval_accuracy` records (value and metadata as JSON), in order.
-    pub evals: Vec<String>,
+    /// How many `eval_accuracy` records the log has, and a hash of their
+    /// values and metadata (as JSON), in order: copied trajectories share it.
+    pub eval_count: usize,
+    pub eval_hash: u64,
     /// Convergence-unit position (epoch or samples) of every evaluation,
     /// in order: the grid the convergence value is quantised to.
     pub eval_steps: Vec<f64>,
@@ -139,7 +143,7 @@ pub fn parse_run(
     params: &RcpParams,
     bert_train_samples: bool,
 ) -> io::Result<RunInfo> {
-    let mut collector = RunCollector::default();
+    let mut collector = RunCollector::new(params, bert_train_samples);
     let mut hash = ContentHash::default();
     mllog::scan_records_raw_in(
         params.format,
@@ -148,7 +152,7 @@ pub fn parse_run(
         |r| collector.event(r.to_event()),
         |raw| hash.add(raw),
     )?;
-    Ok(collector.finish(hash, path, params, bert_train_samples))
+    Ok(collector.finish(hash, path))
 }
 
 /// The keys the RCP reader looks at (substring matches, as the official
@@ -179,83 +183,117 @@ impl ContentHash {
 /// Gathers what [`RunInfo`] needs while a log streams by, so the reader can
 /// share one pass over the file with other checks: feed it the events
 /// (those [`wanted`] rejects are ignored) and, at the end, the
-/// [`ContentHash`] of the raw MLLOG lines.
-#[derive(Default)]
-pub struct RunCollector {
-    events: Vec<mllog::Event>,
+/// [`ContentHash`] of the raw MLLOG lines. Each record is folded in as it
+/// comes, so memory does not grow with the records' metadata (a log of
+/// 500,000 evaluations held every one of them: 298 MB).
+pub struct RunCollector<'a> {
+    params: &'a RcpParams,
+    run: RunInfo,
+    use_train: bool,
+    conv: Option<f64>,
+    /// Stable Diffusion checkpoints: (samples_count, FID, CLIP), and where
+    /// each step is in it (a linear search per record was quadratic).
+    sd: Vec<(f64, Option<f64>, Option<f64>)>,
+    sd_at: HashMap<u64, usize>,
+    evals: DefaultHasher,
 }
 
-impl RunCollector {
-    /// A record the reader wants (others are ignored).
-    pub fn event(&mut self, e: mllog::Event) {
-        if wanted(&e.key) && self.events.len() < MAX_EVENTS {
-            self.events.push(e);
+/// Writes formatted text into a hasher, so a record is hashed without
+/// building its text.
+struct HashText<'h>(&'h mut DefaultHasher);
+
+impl std::fmt::Write for HashText<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.write(s.as_bytes());
+        Ok(())
+    }
+}
+
+impl<'a> RunCollector<'a> {
+    /// A collector for one log read with `params` (and BERT's
+    /// train-samples convergence when `bert_train_samples`).
+    pub fn new(params: &'a RcpParams, bert_train_samples: bool) -> RunCollector<'a> {
+        RunCollector {
+            params,
+            run: RunInfo {
+                path: PathBuf::new(),
+                name: String::new(),
+                benchmark: None,
+                global_batch_size: None,
+                gbs_line: None,
+                convergence: None,
+                run_start_ms: None,
+                run_stop_ms: None,
+                number_of_nodes: None,
+                accelerators_per_node: None,
+                run_stop_status: None,
+                eval_count: 0,
+                eval_hash: 0,
+                eval_steps: Vec::new(),
+                eval_points: Vec::new(),
+                eval_metric: None,
+                content_hash: 0,
+                findings: Vec::new(),
+            },
+            use_train: bert_train_samples,
+            conv: None,
+            sd: Vec::new(),
+            sd_at: HashMap::new(),
+            evals: DefaultHasher::new(),
         }
     }
 
-    pub fn finish(
-        self,
-        hash: ContentHash,
-        path: &Path,
-        params: &RcpParams,
-        bert_train_samples: bool,
-    ) -> RunInfo {
-        from_events(
-            self.events,
-            hash.0.finish(),
-            path,
-            params,
-            bert_train_samples,
-        )
+    /// A record the reader wants (others are ignored).
+    pub fn event(&mut self, e: mllog::Event) {
+        if wanted(&e.key) {
+            self.fold(&e);
+        }
     }
-}
 
-/// Records of the wanted keys kept per log: far above any real log's few
-/// hundred evaluations, and a bound on what a hostile log can make us hold.
-const MAX_EVENTS: usize = 200_000;
-
-fn from_events(
-    events: Vec<mllog::Event>,
-    content_hash: u64,
-    path: &Path,
-    params: &RcpParams,
-    bert_train_samples: bool,
-) -> RunInfo {
-    let shown = path.display().to_string();
-    let mut run = RunInfo {
-        path: path.to_path_buf(),
-        name: path
+    /// The run, its findings naming `path`.
+    pub fn finish(mut self, hash: ContentHash, path: &Path) -> RunInfo {
+        let shown = path.display().to_string();
+        self.run.path = path.to_path_buf();
+        self.run.name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        benchmark: None,
-        global_batch_size: None,
-        gbs_line: None,
-        convergence: None,
-        run_start_ms: None,
-        run_stop_ms: None,
-        number_of_nodes: None,
-        accelerators_per_node: None,
-        run_stop_status: None,
-        evals: Vec::new(),
-        eval_steps: Vec::new(),
-        eval_points: Vec::new(),
-        eval_metric: None,
-        content_hash,
-        findings: Vec::new(),
-    };
-    let mut use_train = bert_train_samples;
-    let mut conv: Option<f64> = None;
-    // Stable Diffusion checkpoints: (samples_count, FID, CLIP).
-    let mut sd: Vec<(f64, Option<f64>, Option<f64>)> = Vec::new();
-    let sd_params = &params.stable_diffusion;
-    let decimals = params.epoch_decimals;
-    let findings = &mut run.findings;
-    let bad = |line: u64, msg: String| Finding::of(code::RCP003, &shown, msg).at_line(Some(line));
-    for e in events {
+            .unwrap_or_default();
+        self.run.content_hash = hash.0.finish();
+        self.run.eval_hash = self.evals.finish();
+        for f in &mut self.run.findings {
+            f.path.clone_from(&shown);
+        }
+        self.run
+    }
+
+    /// The index of the Stable Diffusion checkpoint at `step`, a new one
+    /// when no earlier record named it (steps compare as numbers: -0 is 0,
+    /// NaN is never an earlier step).
+    fn sd_checkpoint(&mut self, step: f64) -> usize {
+        let key = if step == 0.0 { 0 } else { step.to_bits() };
+        if !step.is_nan() {
+            if let Some(&i) = self.sd_at.get(&key) {
+                return i;
+            }
+            self.sd_at.insert(key, self.sd.len());
+        }
+        self.run.eval_steps.push(step);
+        self.sd.push((step, None, None));
+        self.sd.len() - 1
+    }
+
+    fn fold(&mut self, e: &mllog::Event) {
+        let params = self.params;
+        let sd_params = &params.stable_diffusion;
+        let decimals = params.epoch_decimals;
+        // The path is set when the run is finished.
+        let bad = |line: u64, msg: String| Finding::of(code::RCP003, "", msg).at_line(Some(line));
+        let run = &mut self.run;
         let key = e.key.as_str();
         if key == "eval_accuracy" {
-            run.evals.push(format!("{}|{}", e.value, e.metadata));
+            run.eval_count += 1;
+            let _ = write!(HashText(&mut self.evals), "{}|{}", e.value, e.metadata);
+            self.evals.write_u8(0xff);
             let bm = run.benchmark.as_deref().unwrap_or("");
             let unit = if bm == "stable_diffusion" {
                 params.stable_diffusion.step_field.as_str()
@@ -297,7 +335,7 @@ fn from_events(
         if key.contains("submission_benchmark") {
             let b = json_text(&e.value);
             if b != "bert" {
-                use_train = false;
+                self.use_train = false;
             }
             run.benchmark = Some(b);
         }
@@ -309,21 +347,14 @@ fn from_events(
             let value = e.value.as_f64();
             match (step, metric, value) {
                 (Some(step), Some(metric), Some(value)) => {
-                    let idx = match sd.iter().position(|c| c.0 == step) {
-                        Some(i) => i,
-                        None => {
-                            run.eval_steps.push(step);
-                            sd.push((step, None, None));
-                            sd.len() - 1
-                        }
-                    };
+                    let idx = self.sd_checkpoint(step);
                     match metric {
-                        "FID" => sd[idx].1 = Some(value),
-                        "CLIP" => sd[idx].2 = Some(value),
+                        "FID" => self.sd[idx].1 = Some(value),
+                        "CLIP" => self.sd[idx].2 = Some(value),
                         _ => {}
                     }
                 }
-                _ => findings.push(bad(
+                _ => run.findings.push(bad(
                     e.line,
                     format!(
                         "{key}: needs a numeric value, metadata.{} and metadata.metric to find the Stable Diffusion convergence point",
@@ -335,37 +366,41 @@ fn from_events(
             match num(e.metadata.get("samples_count")) {
                 Some(s) => {
                     run.eval_steps.push(s);
-                    conv = Some(s)
+                    self.conv = Some(s)
                 }
-                None => findings.push(bad(
+                None => run.findings.push(bad(
                     e.line,
                     format!("{key}: metadata.samples_count is missing or not a number"),
                 )),
             }
-        } else if !use_train && is_eval {
+        } else if !self.use_train && is_eval {
             match num(e.metadata.get("epoch_num")) {
                 Some(x) => {
                     run.eval_steps.push(py_round(x, decimals));
-                    conv = Some(py_round(x, decimals))
+                    self.conv = Some(py_round(x, decimals))
                 }
-                None => findings.push(bad(
+                None => run.findings.push(bad(
                     e.line,
                     format!("{key}: metadata.epoch_num is missing or not a number"),
                 )),
             }
-        } else if use_train && key.contains("train_samples") {
+        } else if self.use_train && key.contains("train_samples") {
             match e.value.as_f64() {
-                Some(x) => conv = Some(x),
-                None => findings.push(bad(e.line, format!("{key}: value is not a number"))),
+                Some(x) => self.conv = Some(x),
+                None => run
+                    .findings
+                    .push(bad(e.line, format!("{key}: value is not a number"))),
             }
         }
         if key == "run_stop" {
+            let run = &mut self.run;
             let status = e.metadata.get("status").map(json_text);
             let success = status.as_deref() == Some("success");
             run.run_stop_status = status;
             if success {
-                if bm == "stable_diffusion" {
-                    conv = sd
+                if run.benchmark.as_deref() == Some("stable_diffusion") {
+                    self.conv = self
+                        .sd
                         .iter()
                         .filter(|c| {
                             c.1.is_some_and(|f| f <= sd_params.fid_max)
@@ -374,23 +409,22 @@ fn from_events(
                         .map(|c| c.0)
                         .reduce(f64::min);
                 }
-                if conv.is_none() {
-                    findings.push(
+                if self.conv.is_none() {
+                    run.findings.push(
                         Finding::of(
                             code::RCP004,
-                            &shown,
+                            "",
                             "run_stop reports success but no evaluation before it gives a convergence point; the run counts as not converged",
                         )
                         .at_line(Some(e.line)),
                     );
                 }
-                run.convergence = conv;
+                run.convergence = self.conv;
             } else {
                 run.convergence = None;
             }
         }
     }
-    run
 }
 
 fn same_value(a: &Value, b: &Value) -> bool {

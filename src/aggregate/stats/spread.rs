@@ -145,7 +145,9 @@ pub fn copy_findings(runs: &[RunInfo], p: &ExtraParams) -> Vec<Finding> {
         for a in &runs[..j] {
             let what = if a.content_hash == b.content_hash {
                 "has the same MLLOG records as"
-            } else if a.evals.len() >= p.copy_min_evals && a.evals == b.evals {
+            } else if a.eval_count >= p.copy_min_evals
+                && (a.eval_count, a.eval_hash) == (b.eval_count, b.eval_hash)
+            {
                 "has the same evaluation trajectory (every eval_accuracy value and metadata) as"
             } else {
                 continue;

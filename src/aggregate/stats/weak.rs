@@ -101,18 +101,15 @@ mod tests {
     use serde_json::json;
 
     fn run(name: &str, start: f64, stop: f64, nodes: Value, per_node: Value) -> RunInfo {
-        let mut r = crate::aggregate::stats::reader::RunCollector::default().finish(
-            Default::default(),
-            std::path::Path::new(name),
-            &crate::aggregate::stats::data::StatsConfig::load(
-                &crate::rulebook::source::RuleSource::Embedded,
-                "hpc",
-                "3.0.0",
-            )
-            .unwrap_or_else(|e| panic!("{e}"))
-            .rcp,
-            false,
-        );
+        let params = crate::aggregate::stats::data::StatsConfig::load(
+            &crate::rulebook::source::RuleSource::Embedded,
+            "hpc",
+            "3.0.0",
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .rcp;
+        let mut r = crate::aggregate::stats::reader::RunCollector::new(&params, false)
+            .finish(Default::default(), std::path::Path::new(name));
         r.run_start_ms = Some(start);
         r.run_stop_ms = Some(stop);
         r.number_of_nodes = Some(nodes);

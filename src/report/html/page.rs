@@ -186,6 +186,7 @@ pub(super) fn build(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         view.failed = b
             .non_compliant
             .iter()
+            .take(folder::MAX_RUNS_SHOWN)
             .map(|name| FailedRun {
                 name: name.clone(),
                 why: found
