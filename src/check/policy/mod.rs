@@ -408,6 +408,9 @@ fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if cf.skip_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+        return None;
+    }
     let format = configs::format_of(&name, &cf.extensions, &cf.names)?;
     let path = f.file.path.as_str();
     let unreadable = |e: std::io::Error| {
