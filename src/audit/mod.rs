@@ -219,14 +219,19 @@ fn check_tree(
         policy_findings.extend(pass.policy);
     }
     logs.sort_by(|a, b| a.path.cmp(&b.path));
-    // Implementation configs, unless every system is in the open division.
+    // Implementation configs, unless every system is in the open division;
+    // repeatability settings are notes of their own section.
+    let mut repeatability = Vec::new();
     if let Some(p) = &rules.policy {
         let all_open = !systems.is_empty()
             && systems
                 .values()
                 .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
         if !all_open {
-            policy_findings.extend(policy::check_configs(p, &tree.implementation_files));
+            let found = policy::check_configs(p, &tree.implementation_files);
+            let (rest, notes) = policy::repeatability::split(p, found);
+            policy_findings.extend(rest);
+            repeatability = notes;
         }
     }
     let verdicts: HashMap<&str, bool> = logs
@@ -437,6 +442,7 @@ fn check_tree(
     report.official_verdict = as_verdict(official_fail);
     report.verdict_difference = difference;
     report.waived = waived;
+    report.repeatability = repeatability;
     report.summary.benchmarks = benchmarks.len();
     report.bypasses = std::mem::take(&mut package.bypasses);
     report.benchmarks = benchmarks;

@@ -13,6 +13,7 @@
 //! findings. Output is deterministic: no timestamps, everything sorted.
 
 pub mod findings;
+pub mod repeatability;
 pub mod round;
 pub mod svg;
 pub mod target;
@@ -128,6 +129,7 @@ struct Page {
     folders: Vec<FolderView>,
     glossary: Vec<CodeView>,
     charts: usize,
+    repeatability: Vec<repeatability::NoteView>,
 }
 
 #[derive(Debug, Serialize)]
@@ -436,6 +438,7 @@ fn build_page(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         folders,
         glossary,
         charts,
+        repeatability: repeatability::view(&report.repeatability),
     }
 }
 

@@ -51,6 +51,10 @@ pub struct SettingFile {
     pub trigger: Option<String>,
     pub why: String,
     pub doc: String,
+    /// Repeatability notes (POL050): `repeatable` when the setting makes
+    /// runs repeat bit for bit, `not_repeatable` when it makes them differ.
+    #[serde(default)]
+    pub effect: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -77,6 +81,8 @@ pub struct Setting {
     pub min: Option<f64>,
     pub why: String,
     pub doc: String,
+    /// `repeatable` or `not_repeatable` for a repeatability note.
+    pub effect: Option<String>,
     has_key: bool,
     has_value: bool,
 }
@@ -118,6 +124,10 @@ pub struct Frameworks {
     optimizer_key: Regex,
 }
 
+/// The code of repeatability notes: settings that decide whether runs
+/// repeat, reported apart from the findings (never a verdict).
+pub const REPEATABILITY_CODE: &str = "POL050";
+
 fn key_re(p: &str) -> String {
     format!("(?:^|_)(?:{p})$")
 }
@@ -158,6 +168,19 @@ impl Frameworks {
                 if s.key.is_none() && s.value.is_none() {
                     return Err(format!("{where_}: needs a key or a value pattern"));
                 }
+                match (s.code == REPEATABILITY_CODE, s.effect.as_deref()) {
+                    (true, Some("repeatable" | "not_repeatable")) | (false, None) => {}
+                    (true, _) => {
+                        return Err(format!(
+                            "{where_}: a {REPEATABILITY_CODE} setting needs `effect: repeatable` or `effect: not_repeatable`"
+                        ))
+                    }
+                    (false, Some(_)) => {
+                        return Err(format!(
+                            "{where_}: `effect` is for {REPEATABILITY_CODE} settings only"
+                        ))
+                    }
+                }
                 let i = settings.len();
                 // What the file's text must contain: the trigger, else the
                 // key (a value alone may be as common as `true`), else the value.
@@ -171,7 +194,7 @@ impl Frameworks {
                     (None, None, None) => String::new(),
                 };
                 // Repeatability notes are only reported outside vendored trees.
-                if s.code == "POL050" {
+                if s.code == REPEATABILITY_CODE {
                     own_text_patterns.push(text);
                 } else {
                     text_patterns.push(text);
@@ -195,6 +218,7 @@ impl Frameworks {
                     min: s.min,
                     why: s.why,
                     doc: s.doc,
+                    effect: s.effect,
                     has_key: s.key.is_some(),
                     has_value: s.value.is_some(),
                 });

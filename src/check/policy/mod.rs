@@ -22,6 +22,7 @@ pub mod hyperparams;
 pub mod interpolate;
 pub mod optimizer;
 pub mod prefilter;
+pub mod repeatability;
 pub mod rules;
 pub mod signals;
 
@@ -386,7 +387,7 @@ pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
     let by_path: HashMap<&str, &ImplFile> =
         files.iter().map(|f| (f.file.path.as_str(), f)).collect();
     out.retain(|x| {
-        if x.code != "POL050" {
+        if x.code != frameworks::REPEATABILITY_CODE {
             return true;
         }
         let (bm, imp) = by_path
@@ -542,7 +543,7 @@ fn entry_findings(
             }
             configs::HitKind::Setting(i) => {
                 let s = rules.frameworks.settings.get(*i)?;
-                if vendored && s.code == "POL050" {
+                if vendored && s.code == frameworks::REPEATABILITY_CODE {
                     return None;
                 }
                 let (severity, tail) = if vendored && s.severity != Severity::Note {
