@@ -552,3 +552,50 @@ fn repeatability_notes_are_a_section_of_their_own() {
     let r: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
     assert_eq!(r["repeatability"].as_array().map(Vec::len), Some(3));
 }
+
+/// Issue 16, item 3: a config linked to its run's logs
+/// (`benchmarks/<bm>/implementations/<SYSTEM>/`) that sets another learning
+/// rate or optimizer than the run logged is POL008 at the config line and
+/// at the log line; defaults overridden by the system's config, fused
+/// variants of the logged optimizer and another system's config are quiet.
+#[test]
+fn a_config_against_the_log_of_its_own_run() {
+    let bin = env!("CARGO_BIN_EXE_mlaudit");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_log");
+    let pol008 = |case: &str| -> Vec<(String, u64)> {
+        let out = std::process::Command::new(bin)
+            .args(["check", "--ruleset", "5.0.0", "--format", "json"])
+            .arg(base.join(case).join("Org"))
+            .output()
+            .expect("mlaudit runs");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let mut got: Vec<(String, u64)> = j["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["code"] == "POL008")
+            .map(|f| {
+                let p = f["path"].as_str().unwrap_or_default();
+                let tail = p.rsplit_once("/Org/").map_or(p, |(_, t)| t);
+                (tail.to_string(), f["line"].as_u64().unwrap_or(0))
+            })
+            .collect();
+        got.sort();
+        got
+    };
+    assert_eq!(pol008("agree"), Vec::<(String, u64)>::new());
+    let got = pol008("contradict");
+    let cfg = "benchmarks/retinanet/implementations/example_system/";
+    let mut want: Vec<(String, u64)> = vec![
+        (format!("{cfg}config_example_system.sh"), 4),
+        (format!("{cfg}config_example_system.sh"), 5),
+        (format!("{cfg}train.yaml"), 2),
+    ];
+    for n in 0..5 {
+        let log = format!("results/example_system/retinanet/result_{n}.txt");
+        want.push((log.clone(), 14));
+        want.push((log, 15));
+    }
+    want.sort();
+    assert_eq!(got, want);
+}

@@ -365,6 +365,11 @@ impl Frameworks {
                 .any(|g| g.iter().any(|x| x == a) && g.iter().any(|x| x == b))
     }
 
+    /// Whether a key path (normal form) names an optimizer.
+    pub fn is_optimizer_key(&self, key: &str) -> bool {
+        self.optimizer_key.is_match(key)
+    }
+
     /// The mllog name of the optimizer a setting names, when its key path
     /// names an optimizer and the value is a known framework optimizer.
     pub fn optimizer(&self, key: &str, value: &str) -> Option<&str> {

@@ -14,6 +14,7 @@
 //! Nothing here prints or panics on user input; output is sorted.
 
 mod config_json;
+pub mod config_log;
 pub mod configs;
 pub mod disclosure;
 pub mod eval_schedule;
@@ -38,8 +39,8 @@ use std::path::Path;
 /// Codes the policy checks emit besides the signal families (whose codes
 /// come from the signal data). Every one must be documented.
 pub const CODES: &[&str] = &[
-    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL007", "POL020", "POL021",
-    "POL030", "POL040", "POL041", "POL050", "CFG001",
+    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL007", "POL008", "POL020",
+    "POL021", "POL030", "POL040", "POL041", "POL050", "CFG001",
 ];
 
 /// Bytes read to decide that a config file is binary.

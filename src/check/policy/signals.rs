@@ -18,6 +18,9 @@ pub struct SignalsFile {
     config_files: ConfigFiles,
     /// Folder of the framework files, relative to the rules root.
     pub frameworks: String,
+    /// The file of config keys and the MLLOG keys runs log them under
+    /// (`config_log.rs`), relative to the rules root.
+    pub config_log: String,
 }
 
 #[derive(Debug, Deserialize)]
