@@ -202,11 +202,12 @@ impl PolicyRules {
             })?;
         let fw_dir = signals_file.frameworks.trim_end_matches('/').to_string();
         let config_log_rel = signals_file.config_log.clone();
-        let config_log = super::config_log::load(source, &config_log_rel)?;
         let signals = SignalMatcher::new(signals_file).map_err(|message| PolicyError::Invalid {
             path: signals_path.clone(),
             message,
         })?;
+        // After the signals, whose errors come first.
+        let config_log = super::config_log::load(source, &config_log_rel)?;
         let mut fw_files = Vec::new();
         for name in source.list(&fw_dir) {
             let Some(stem) = name.strip_suffix(".yaml") else {
