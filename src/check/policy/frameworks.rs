@@ -160,6 +160,11 @@ impl Frameworks {
         let mut text_patterns = Vec::new();
         let mut own_text_patterns = Vec::new();
         let mut same_optimizers = Vec::new();
+        // Every pattern with the setting it belongs to: compiled one by one
+        // only when a combined regex fails, to name the culprit (compiling
+        // the hundred of them on every run cost 65M instructions).
+        let mut named: Vec<(String, String)> = Vec::new();
+        let mut triggers: Vec<String> = Vec::new();
         for (stem, f) in files {
             for s in f.settings {
                 let where_ = format!("{stem}: setting {}", s.id);
@@ -186,7 +191,8 @@ impl Frameworks {
                 // key (a value alone may be as common as `true`), else the value.
                 let text = match (&s.trigger, &s.key, &s.value) {
                     (Some(t), _, _) => {
-                        Regex::new(&value_re(t)).map_err(|e| format!("{where_}: trigger: {e}"))?;
+                        named.push((format!("{where_}: trigger"), value_re(t)));
+                        triggers.push(value_re(t));
                         t.clone()
                     }
                     (None, Some(k), _) => k.clone(),
@@ -200,12 +206,12 @@ impl Frameworks {
                     text_patterns.push(text);
                 }
                 if let Some(k) = &s.key {
-                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    named.push((format!("{where_}: key"), key_re(k)));
                     kp.push(key_re(k));
                     ki.push(i);
                 }
                 if let Some(v) = &s.value {
-                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    named.push((format!("{where_}: value"), value_re(v)));
                     vp.push(value_re(v));
                     vi.push(i);
                 }
@@ -230,12 +236,12 @@ impl Frameworks {
                 }
                 let i = neighbours.len();
                 if let Some(k) = &a.key {
-                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    named.push((format!("{where_}: key"), key_re(k)));
                     nkp.push(key_re(k));
                     nki.push(i);
                 }
                 if let Some(v) = &a.value {
-                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    named.push((format!("{where_}: value"), value_re(v)));
                     nvp.push(value_re(v));
                     nvi.push(i);
                 }
@@ -249,6 +255,53 @@ impl Frameworks {
                 optimizers.insert(super::signals::normalize(&name), mllog);
             }
         }
+        let culprit = |e: String| -> String {
+            named
+                .iter()
+                .find_map(|(w, p)| Regex::new(p).err().map(|e| format!("{w}: {e}")))
+                .unwrap_or(e)
+        };
+        // The triggers run in the prefilter's regex; checked here, where a
+        // broken one can be named.
+        if !triggers.is_empty() {
+            Regex::new(&triggers.join("|")).map_err(|e| culprit(e.to_string()))?;
+        }
+        let built = Self::build(
+            settings,
+            kp,
+            ki,
+            vp,
+            vi,
+            neighbours,
+            nkp,
+            nki,
+            nvp,
+            nvi,
+            optimizers,
+            same_optimizers,
+            text_patterns,
+            own_text_patterns,
+        );
+        built.map_err(culprit)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        settings: Vec<Setting>,
+        kp: Vec<String>,
+        ki: Vec<usize>,
+        vp: Vec<String>,
+        vi: Vec<usize>,
+        neighbours: Vec<Neighbour>,
+        nkp: Vec<String>,
+        nki: Vec<usize>,
+        nvp: Vec<String>,
+        nvi: Vec<usize>,
+        optimizers: BTreeMap<String, String>,
+        same_optimizers: Vec<Vec<String>>,
+        text_patterns: Vec<String>,
+        own_text_patterns: Vec<String>,
+    ) -> Result<Frameworks, String> {
         let any = |pats: &[String]| -> Result<Regex, String> {
             if pats.is_empty() {
                 Regex::new("[^\\s\\S]").map_err(|e| e.to_string())
