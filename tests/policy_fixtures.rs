@@ -591,11 +591,10 @@ fn a_config_against_the_log_of_its_own_run() {
         (format!("{cfg}config_example_system.sh"), 5),
         (format!("{cfg}train.yaml"), 2),
     ];
-    for n in 0..5 {
-        let log = format!("results/example_system/retinanet/result_{n}.txt");
-        want.push((log.clone(), 14));
-        want.push((log, 15));
-    }
+    // Once per folder and key, at the first run (the message counts the others).
+    let log = "results/example_system/retinanet/result_0.txt".to_string();
+    want.push((log.clone(), 14));
+    want.push((log, 15));
     want.sort();
     assert_eq!(got, want);
 }

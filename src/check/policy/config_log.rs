@@ -302,25 +302,23 @@ fn contradictions(
     }
     let help = rules.help(CODE);
     let rule = rules.config_log_rule();
-    // Config places already reported (one finding per place and key).
-    let mut reported: BTreeSet<(String, u64, String)> = BTreeSet::new();
-    for run in runs {
-        for (tag, given) in &sets {
-            let (mllog, logged) = if tag == "opt_name" {
-                match run.logged.values.get("opt_name") {
-                    Some(v) => ("opt_name", v),
-                    None => continue,
-                }
+    // The runs of the folder that contradict each key, in path order: one
+    // finding at the first run's line and one per config place, not one per
+    // run (a folder of ten runs made with one config says it ten times).
+    let mut sorted: Vec<&RunLog> = runs.to_vec();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    for (tag, given) in &sets {
+        let mut against: Vec<(&RunLog, &str, &serde_json::Value, u64)> = Vec::new();
+        for run in &sorted {
+            let found = if tag == "opt_name" {
+                run.logged.values.get("opt_name").map(|v| ("opt_name", v))
             } else {
-                match tag
-                    .split('|')
+                tag.split('|')
                     .find_map(|k| run.logged.values.get(k).map(|v| (k, v)))
-                {
-                    Some(x) => x,
-                    None => continue,
-                }
             };
-            let (value, line) = logged;
+            let Some((mllog, (value, line))) = found else {
+                continue;
+            };
             let ok = if mllog == "opt_name" {
                 let name = value.as_str().unwrap_or_default();
                 given.iter().any(|s| {
@@ -330,46 +328,61 @@ fn contradictions(
             } else {
                 given.iter().any(|s| agrees(&s.value, value))
             };
-            if ok {
+            if !ok {
+                against.push((run, mllog, value, *line));
+            }
+        }
+        let Some(&(run, mllog, value, line)) = against.first() else {
+            continue;
+        };
+        let others = match against.len() - 1 {
+            0 => String::new(),
+            1 => "; 1 more run of the folder logs another value too".to_string(),
+            n => format!("; {n} more runs of the folder log another value too"),
+        };
+        let places: Vec<String> = given
+            .iter()
+            .map(|s| format!("{}:{} ({})", s.path, s.line, s.display))
+            .collect();
+        out.push(
+            Finding::new(
+                CODE,
+                Severity::Warning,
+                &run.path,
+                format!(
+                    "{mllog} logged {value}, but the config of this run ({bm}) sets {}{others}",
+                    places.join(", ")
+                ),
+            )
+            .at_line(Some(line))
+            .with_help(help.clone())
+            .with_rule(rule.clone()),
+        );
+        let mut reported: BTreeSet<(&str, u64)> = BTreeSet::new();
+        for s in given {
+            if !reported.insert((s.path.as_str(), s.line)) {
                 continue;
             }
-            let places: Vec<String> = given
-                .iter()
-                .map(|s| format!("{}:{} ({})", s.path, s.line, s.display))
-                .collect();
             out.push(
                 Finding::new(
                     CODE,
                     Severity::Warning,
-                    &run.path,
+                    &s.path,
                     format!(
-                        "{mllog} logged {value}, but the config of this run ({bm}) sets {}",
-                        places.join(", ")
+                        "{}: the run logs {mllog} {value} ({}:{line}{})",
+                        s.display,
+                        run.path,
+                        if against.len() > 1 {
+                            format!(", and {} more runs", against.len() - 1)
+                        } else {
+                            String::new()
+                        }
                     ),
                 )
-                .at_line(Some(*line))
+                .at_line(Some(s.line))
                 .with_help(help.clone())
                 .with_rule(rule.clone()),
             );
-            for s in given {
-                if !reported.insert((s.path.clone(), s.line, mllog.to_string())) {
-                    continue;
-                }
-                out.push(
-                    Finding::new(
-                        CODE,
-                        Severity::Warning,
-                        &s.path,
-                        format!(
-                            "{}: the run logs {mllog} {value} ({}:{line})",
-                            s.display, run.path
-                        ),
-                    )
-                    .at_line(Some(s.line))
-                    .with_help(help.clone())
-                    .with_rule(rule.clone()),
-                );
-            }
         }
     }
     out
