@@ -86,6 +86,7 @@ fn the_json_report_is_its_documentation() {
         "packages[]",
         "findings[]",
         "bypasses[]",
+        "repeatability[]",
     ] {
         assert!(
             docs.contains_key(s),
@@ -99,6 +100,8 @@ fn the_json_report_is_its_documentation() {
         "examples/Example",
         "tests/fixtures/package/unknown_files/Org",
         "tests/fixtures/package/params_no_newline/Org",
+        // Implementation configs with repeatability settings.
+        "tests/fixtures/policy/repeatability/Org",
     ] {
         let r = report(&root.join(target));
         for (section, fields) in &docs {

@@ -470,3 +470,131 @@ fn eval_schedule() {
         "{f:#?}"
     );
 }
+
+/// Issue 16, item 5: repeatability settings of a package's configs are
+/// notes of the report's own section (JSON `repeatability[]`, text), never
+/// findings and never a verdict; `repeat` lists them when runs differ.
+#[test]
+fn repeatability_notes_are_a_section_of_their_own() {
+    let bin = env!("CARGO_BIN_EXE_mlaudit");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pkg = root.join("tests/fixtures/policy/repeatability/Org");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .expect("mlaudit runs")
+    };
+    let pkg_s = pkg.to_string_lossy().into_owned();
+    let out = run(&["check", "--ruleset", "5.0.0", "--format", "json", &pkg_s]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let notes = j["repeatability"].as_array().expect("repeatability[]");
+    let got: Vec<(u64, &str, &str)> = notes
+        .iter()
+        .map(|n| {
+            (
+                n["line"].as_u64().unwrap_or(0),
+                n["effect"].as_str().unwrap_or(""),
+                n["setting"]
+                    .as_str()
+                    .unwrap_or("")
+                    .rsplit('#')
+                    .next()
+                    .unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (4, "repeatable", "cublas_workspace"),
+            (5, "repeatable", "nccl_pinning"),
+            (6, "not_repeatable", "cudnn_benchmark"),
+        ]
+    );
+    let findings = j["findings"].as_array().expect("findings[]");
+    assert!(
+        findings.iter().all(|f| f["code"] != "POL050"),
+        "{findings:?}"
+    );
+    // The same package without its configs: the same verdicts.
+    let example = root.join("examples/Example").to_string_lossy().into_owned();
+    let bare = run(&["check", "--ruleset", "5.0.0", "--format", "json", &example]);
+    let b: serde_json::Value = serde_json::from_slice(&bare.stdout).expect("JSON");
+    assert_eq!(j["verdict"], b["verdict"]);
+    assert_eq!(j["official_verdict"], b["official_verdict"]);
+    assert_eq!(j["summary"], b["summary"]);
+    assert_eq!(b["repeatability"], serde_json::json!([]));
+    let text = run(&["check", "--ruleset", "5.0.0", "--color", "never", &pkg_s]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "Repeatability (3 settings in the implementation configs; notes, never a verdict):"
+        ),
+        "{text}"
+    );
+    assert!(text
+        .contains("config_example_system.sh:6: not repeatable: repeatability: --cudnn-benchmark"));
+
+    // `repeat`: shown when the runs differ, not when they are identical.
+    let log = |n: u32| {
+        pkg.join(format!("results/example_system/retinanet/result_{n}.txt"))
+            .to_string_lossy()
+            .into_owned()
+    };
+    let differ = run(&["repeat", &log(0), &log(2)]);
+    let differ = String::from_utf8_lossy(&differ.stdout);
+    assert!(differ.contains("Repeatability (3 settings"), "{differ}");
+    let same = run(&["repeat", &log(0), &log(0)]);
+    let same = String::from_utf8_lossy(&same.stdout);
+    assert!(!same.contains("Repeatability"), "{same}");
+    let json = run(&["repeat", "--format", "json", &log(0), &log(2)]);
+    let r: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(r["repeatability"].as_array().map(Vec::len), Some(3));
+}
+
+/// Issue 16, item 3: a config linked to its run's logs
+/// (`benchmarks/<bm>/implementations/<SYSTEM>/`) that sets another learning
+/// rate or optimizer than the run logged is POL008 at the config line and
+/// at the log line; defaults overridden by the system's config, fused
+/// variants of the logged optimizer and another system's config are quiet.
+#[test]
+fn a_config_against_the_log_of_its_own_run() {
+    let bin = env!("CARGO_BIN_EXE_mlaudit");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_log");
+    let pol008 = |case: &str| -> Vec<(String, u64)> {
+        let out = std::process::Command::new(bin)
+            .args(["check", "--ruleset", "5.0.0", "--format", "json"])
+            .arg(base.join(case).join("Org"))
+            .output()
+            .expect("mlaudit runs");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let mut got: Vec<(String, u64)> = j["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["code"] == "POL008")
+            .map(|f| {
+                let p = f["path"].as_str().unwrap_or_default();
+                let tail = p.rsplit_once("/Org/").map_or(p, |(_, t)| t);
+                (tail.to_string(), f["line"].as_u64().unwrap_or(0))
+            })
+            .collect();
+        got.sort();
+        got
+    };
+    assert_eq!(pol008("agree"), Vec::<(String, u64)>::new());
+    let got = pol008("contradict");
+    let cfg = "benchmarks/retinanet/implementations/example_system/";
+    let mut want: Vec<(String, u64)> = vec![
+        (format!("{cfg}config_example_system.sh"), 4),
+        (format!("{cfg}config_example_system.sh"), 5),
+        (format!("{cfg}train.yaml"), 2),
+    ];
+    // Once per folder and key, at the first run (the message counts the others).
+    let log = "results/example_system/retinanet/result_0.txt".to_string();
+    want.push((log.clone(), 14));
+    want.push((log, 15));
+    want.sort();
+    assert_eq!(got, want);
+}

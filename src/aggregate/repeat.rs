@@ -340,6 +340,10 @@ pub struct RepeatReport {
     pub tolerance: f64,
     pub repeatable: bool,
     pub comparisons: Vec<Comparison>,
+    /// When runs differ: the settings of their package's configs that
+    /// decide repeatability (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeatability: Vec<crate::check::policy::repeatability::RepeatabilityNote>,
 }
 
 /// Absolute and symmetric relative difference (0 when both are 0).
@@ -580,6 +584,7 @@ pub fn repeat(
     Ok(RepeatReport {
         tolerance,
         repeatable: comparisons.iter().all(|c| c.repeatable),
+        repeatability: Vec::new(),
         comparisons,
     })
 }

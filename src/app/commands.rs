@@ -304,7 +304,10 @@ fn repeat(
             Ok((crate::discover::paths::display_root(p), p.clone()))
         })
         .collect::<anyhow::Result<_>>()?;
-    let rep = crate::aggregate::repeat::repeat(&rules, &files, tolerance)?;
+    let mut rep = crate::aggregate::repeat::repeat(&rules, &files, tolerance)?;
+    if rep.comparisons.iter().any(|c| !c.identical) {
+        rep.repeatability = crate::check::policy::repeatability::notes_for_logs(source, logs);
+    }
     match format {
         crate::app::cli::RepeatFormat::Json => {
             serde_json::to_writer_pretty(&mut *io.out, &rep)?;

@@ -208,6 +208,7 @@ fn check_tree(
     let mut policy_findings = Vec::new();
     let mut run_infos: HashMap<String, RunInfo> = HashMap::new();
     let mut log_facts: HashMap<String, LogFacts> = HashMap::new();
+    let mut run_logs = Vec::new();
     for (log, pass) in checked {
         if let Some(run) = pass.run {
             run_infos.insert(log.path.clone(), run);
@@ -217,16 +218,24 @@ fn check_tree(
         }
         logs.push(log);
         policy_findings.extend(pass.policy);
+        run_logs.extend(pass.logged);
     }
     logs.sort_by(|a, b| a.path.cmp(&b.path));
-    // Implementation configs, unless every system is in the open division.
+    // Implementation configs, unless every system is in the open division;
+    // repeatability settings are notes of their own section.
+    let mut repeatability = Vec::new();
     if let Some(p) = &rules.policy {
         let all_open = !systems.is_empty()
             && systems
                 .values()
                 .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
         if !all_open {
-            policy_findings.extend(policy::check_configs(p, &tree.implementation_files));
+            let found = policy::check_configs(p, &tree.implementation_files);
+            let (rest, notes) = policy::repeatability::split(p, found);
+            policy_findings.extend(rest);
+            repeatability = notes;
+            let linked = policy::config_log::check(p, &tree.implementation_files, &run_logs);
+            policy_findings.extend(linked);
         }
     }
     let verdicts: HashMap<&str, bool> = logs
@@ -433,6 +442,7 @@ fn check_tree(
     report.official_verdict = as_verdict(official_fail);
     report.verdict_difference = difference;
     report.waived = waived;
+    report.repeatability = repeatability;
     report.summary.benchmarks = benchmarks.len();
     report.bypasses = std::mem::take(&mut package.bypasses);
     report.benchmarks = benchmarks;
@@ -450,6 +460,8 @@ struct OnePass {
     run: Option<RunInfo>,
     /// ... and what the package rules read.
     facts: Option<LogFacts>,
+    /// What its configs may contradict (POL008).
+    logged: Option<policy::config_log::RunLog>,
 }
 
 /// Everything besides compliance that reads a result log, fed by the
@@ -517,14 +529,26 @@ impl<'a> Collectors<'a> {
                 (Err(msg), facts)
             }
         };
+        let mut logged = None;
         let mut policy = match (rules.policy.as_ref(), self.pol, read) {
-            (Some(p), Some(c), Ok(_)) => policy::check_facts(
-                p,
-                dir.map(|d| d.benchmark.as_str()),
-                division,
-                &f.path,
-                &c.finish(),
-            ),
+            (Some(p), Some(c), Ok(_)) => {
+                let facts = c.finish();
+                // Open-division runs may change what the configs set.
+                let closed = division != Some("open");
+                logged = dir.filter(|_| closed).map(|d| policy::config_log::RunLog {
+                    path: f.path.clone(),
+                    system: d.system.clone(),
+                    benchmark: d.benchmark.clone(),
+                    logged: policy::config_log::logged(p, &facts),
+                });
+                policy::check_facts(
+                    p,
+                    dir.map(|d| d.benchmark.as_str()),
+                    division,
+                    &f.path,
+                    &facts,
+                )
+            }
             (Some(p), _, Err(e)) => vec![Finding::of(
                 code::POL040,
                 &f.path,
@@ -534,7 +558,12 @@ impl<'a> Collectors<'a> {
             _ => Vec::new(),
         };
         policy.extend(extra);
-        OnePass { policy, run, facts }
+        OnePass {
+            policy,
+            run,
+            facts,
+            logged,
+        }
     }
 }
 

@@ -19,6 +19,7 @@
 pub mod findings;
 mod folder;
 mod page;
+pub mod repeatability;
 pub mod round;
 pub mod svg;
 pub mod target;

@@ -10,6 +10,7 @@ pub mod junit;
 pub mod place;
 pub mod rcp;
 pub mod repeat;
+pub mod repeatability;
 pub mod sarif;
 pub mod score;
 pub mod summarizer;
@@ -65,6 +66,9 @@ pub struct Report {
     pub bypasses: Vec<BypassUse>,
     /// Findings a waiver of the project config covers (reviewed exceptions).
     pub waived: Vec<Finding>,
+    /// Implementation settings that decide run-to-run repeatability: notes
+    /// apart from the findings, never a verdict.
+    pub repeatability: Vec<crate::check::policy::repeatability::RepeatabilityNote>,
     /// What changed since `--baseline OLD.json`; absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<baseline::BaselineDiff>,
@@ -255,6 +259,7 @@ impl Report {
             findings,
             bypasses: Vec::new(),
             waived: Vec::new(),
+            repeatability: Vec::new(),
             baseline: None,
         }
     }
@@ -278,6 +283,7 @@ impl Report {
         let mut findings = Vec::new();
         let mut bypasses = Vec::new();
         let mut waived = Vec::new();
+        let mut repeatability = Vec::new();
         let mut verdict = Verdict::Pass;
         let mut official = Verdict::Pass;
         let mut differences: Vec<String> = Vec::new();
@@ -288,6 +294,7 @@ impl Report {
             findings.extend(p.findings);
             bypasses.extend(p.bypasses);
             waived.extend(p.waived);
+            repeatability.extend(p.repeatability);
             if p.verdict == Verdict::Fail {
                 verdict = Verdict::Fail;
             }
@@ -321,6 +328,9 @@ impl Report {
         report.bypasses = bypasses;
         crate::finding::sort_findings(&mut waived);
         report.waived = waived;
+        repeatability.sort();
+        repeatability.dedup();
+        report.repeatability = repeatability;
         report
     }
 }

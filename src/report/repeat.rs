@@ -64,6 +64,9 @@ pub fn render(report: &RepeatReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "  {}", key_line(k, report.tolerance))?;
         }
     }
+    for line in super::repeatability::text_lines(&report.repeatability) {
+        writeln!(out, "{line}")?;
+    }
     let n = report.comparisons.len();
     let bad = report.comparisons.iter().filter(|c| !c.repeatable).count();
     writeln!(

@@ -49,6 +49,13 @@ pub fn render(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<(
         }
         writeln!(out)?;
     }
+    // Settings that decide repeatability: notes of their own, never a verdict.
+    for line in super::repeatability::text_lines(&report.repeatability) {
+        writeln!(out, "{line}")?;
+    }
+    if !report.repeatability.is_empty() {
+        writeln!(out)?;
+    }
     // A round (several packages): one line per package, then the totals.
     if report.packages.len() > 1 {
         for p in &report.packages {

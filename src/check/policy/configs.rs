@@ -117,12 +117,43 @@ fn default_re() -> Option<&'static Regex> {
     re(&R, r#"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^}]*)\}"#)
 }
 
-fn yaml_key_re() -> Option<&'static Regex> {
-    static R: OnceLock<Option<Regex>> = OnceLock::new();
-    re(
-        &R,
-        r#"^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"\[{][^:]*?)\s*:(?:\s+(.*)|\s*)$"#,
-    )
+/// A YAML `key: value` line (content after indentation and list dashes):
+/// the key (quotes kept) and the value, `None` for a header (`key:`).
+/// What `^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"\[{][^:]*?)\s*:(?:\s+(.*)|\s*)$`
+/// matches, without a regex: a line is read once.
+fn yaml_key(content: &str) -> Option<(&str, Option<&str>)> {
+    let b = content.as_bytes();
+    let first = *b.first()?;
+    let key_end = match first {
+        b'"' => {
+            let mut j = 1;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            if j >= b.len() {
+                return None;
+            }
+            j + 1
+        }
+        b'\'' => 1 + content[1..].find('\'')? + 1,
+        b':' | b'#' | b'[' | b'{' => return None,
+        _ if content.starts_with(char::is_whitespace) => return None,
+        _ => content.find(':')?,
+    };
+    let key = &content[..key_end];
+    let rest = &content[key_end..];
+    let after_key = rest.trim_start();
+    let rest = after_key.strip_prefix(':')?;
+    let value = rest.trim_start();
+    if value.is_empty() {
+        // `key:` or `key:   `: a header.
+        return Some((key.trim_end(), None));
+    }
+    if !rest.starts_with(char::is_whitespace) {
+        // `http://x`: not a key.
+        return None;
+    }
+    Some((key.trim_end(), Some(value)))
 }
 
 fn ini_key_re() -> Option<&'static Regex> {
@@ -200,9 +231,20 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     if code.trim().is_empty() {
         return;
     }
-    let assign = shell_assign_re()
-        .and_then(|r| r.captures(code))
-        .or_else(|| docker_env_re().and_then(|r| r.captures(code)));
+    // Cheap tests first: most lines are neither assignments nor `ENV`.
+    let t = code.trim_start();
+    let assign = if code.contains('=') {
+        shell_assign_re().and_then(|r| r.captures(code))
+    } else {
+        None
+    }
+    .or_else(|| {
+        if t.starts_with("ENV") || t.starts_with("ARG") {
+            docker_env_re().and_then(|r| r.captures(code))
+        } else {
+            None
+        }
+    });
     if let Some(c) = assign {
         if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
             let value = first_word(v.as_str()).to_string();
@@ -222,7 +264,7 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
             });
         }
     }
-    if let Some(r) = default_re() {
+    if let Some(r) = default_re().filter(|_| code.contains("${")) {
         defaults(r, code, lineno, parents, out, |k, v| {
             format!("${{{k}:-{v}}}")
         });
@@ -325,11 +367,10 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
         if content.is_empty() {
             continue;
         }
-        let key = yaml_key_re().and_then(|r| r.captures(content));
-        match key {
-            Some(c) => {
-                let k = unquote(c.get(1).map(|m| m.as_str()).unwrap_or("").trim()).to_string();
-                let v = c.get(2).map(|m| m.as_str().trim()).unwrap_or("");
+        match yaml_key(content) {
+            Some((k, v)) => {
+                let k = unquote(k.trim()).to_string();
+                let v = v.map(str::trim).unwrap_or("");
                 let is_block = v.starts_with('|') || v.starts_with('>');
                 let header = v.is_empty();
                 let value = if is_block {

@@ -51,6 +51,10 @@ pub struct SettingFile {
     pub trigger: Option<String>,
     pub why: String,
     pub doc: String,
+    /// Repeatability notes (POL050): `repeatable` when the setting makes
+    /// runs repeat bit for bit, `not_repeatable` when it makes them differ.
+    #[serde(default)]
+    pub effect: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -77,6 +81,8 @@ pub struct Setting {
     pub min: Option<f64>,
     pub why: String,
     pub doc: String,
+    /// `repeatable` or `not_repeatable` for a repeatability note.
+    pub effect: Option<String>,
     has_key: bool,
     has_value: bool,
 }
@@ -118,6 +124,10 @@ pub struct Frameworks {
     optimizer_key: Regex,
 }
 
+/// The code of repeatability notes: settings that decide whether runs
+/// repeat, reported apart from the findings (never a verdict).
+pub const REPEATABILITY_CODE: &str = "POL050";
+
 fn key_re(p: &str) -> String {
     format!("(?:^|_)(?:{p})$")
 }
@@ -150,6 +160,11 @@ impl Frameworks {
         let mut text_patterns = Vec::new();
         let mut own_text_patterns = Vec::new();
         let mut same_optimizers = Vec::new();
+        // Every pattern with the setting it belongs to: compiled one by one
+        // only when a combined regex fails, to name the culprit (compiling
+        // the hundred of them on every run cost 65M instructions).
+        let mut named: Vec<(String, String)> = Vec::new();
+        let mut triggers: Vec<String> = Vec::new();
         for (stem, f) in files {
             for s in f.settings {
                 let where_ = format!("{stem}: setting {}", s.id);
@@ -158,12 +173,26 @@ impl Frameworks {
                 if s.key.is_none() && s.value.is_none() {
                     return Err(format!("{where_}: needs a key or a value pattern"));
                 }
+                match (s.code == REPEATABILITY_CODE, s.effect.as_deref()) {
+                    (true, Some("repeatable" | "not_repeatable")) | (false, None) => {}
+                    (true, _) => {
+                        return Err(format!(
+                            "{where_}: a {REPEATABILITY_CODE} setting needs `effect: repeatable` or `effect: not_repeatable`"
+                        ))
+                    }
+                    (false, Some(_)) => {
+                        return Err(format!(
+                            "{where_}: `effect` is for {REPEATABILITY_CODE} settings only"
+                        ))
+                    }
+                }
                 let i = settings.len();
                 // What the file's text must contain: the trigger, else the
                 // key (a value alone may be as common as `true`), else the value.
                 let text = match (&s.trigger, &s.key, &s.value) {
                     (Some(t), _, _) => {
-                        Regex::new(&value_re(t)).map_err(|e| format!("{where_}: trigger: {e}"))?;
+                        named.push((format!("{where_}: trigger"), value_re(t)));
+                        triggers.push(value_re(t));
                         t.clone()
                     }
                     (None, Some(k), _) => k.clone(),
@@ -171,18 +200,18 @@ impl Frameworks {
                     (None, None, None) => String::new(),
                 };
                 // Repeatability notes are only reported outside vendored trees.
-                if s.code == "POL050" {
+                if s.code == REPEATABILITY_CODE {
                     own_text_patterns.push(text);
                 } else {
                     text_patterns.push(text);
                 }
                 if let Some(k) = &s.key {
-                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    named.push((format!("{where_}: key"), key_re(k)));
                     kp.push(key_re(k));
                     ki.push(i);
                 }
                 if let Some(v) = &s.value {
-                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    named.push((format!("{where_}: value"), value_re(v)));
                     vp.push(value_re(v));
                     vi.push(i);
                 }
@@ -195,6 +224,7 @@ impl Frameworks {
                     min: s.min,
                     why: s.why,
                     doc: s.doc,
+                    effect: s.effect,
                     has_key: s.key.is_some(),
                     has_value: s.value.is_some(),
                 });
@@ -206,12 +236,12 @@ impl Frameworks {
                 }
                 let i = neighbours.len();
                 if let Some(k) = &a.key {
-                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    named.push((format!("{where_}: key"), key_re(k)));
                     nkp.push(key_re(k));
                     nki.push(i);
                 }
                 if let Some(v) = &a.value {
-                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    named.push((format!("{where_}: value"), value_re(v)));
                     nvp.push(value_re(v));
                     nvi.push(i);
                 }
@@ -225,6 +255,53 @@ impl Frameworks {
                 optimizers.insert(super::signals::normalize(&name), mllog);
             }
         }
+        let culprit = |e: String| -> String {
+            named
+                .iter()
+                .find_map(|(w, p)| Regex::new(p).err().map(|e| format!("{w}: {e}")))
+                .unwrap_or(e)
+        };
+        // The triggers run in the prefilter's regex; checked here, where a
+        // broken one can be named.
+        if !triggers.is_empty() {
+            Regex::new(&triggers.join("|")).map_err(|e| culprit(e.to_string()))?;
+        }
+        let built = Self::build(
+            settings,
+            kp,
+            ki,
+            vp,
+            vi,
+            neighbours,
+            nkp,
+            nki,
+            nvp,
+            nvi,
+            optimizers,
+            same_optimizers,
+            text_patterns,
+            own_text_patterns,
+        );
+        built.map_err(culprit)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        settings: Vec<Setting>,
+        kp: Vec<String>,
+        ki: Vec<usize>,
+        vp: Vec<String>,
+        vi: Vec<usize>,
+        neighbours: Vec<Neighbour>,
+        nkp: Vec<String>,
+        nki: Vec<usize>,
+        nvp: Vec<String>,
+        nvi: Vec<usize>,
+        optimizers: BTreeMap<String, String>,
+        same_optimizers: Vec<Vec<String>>,
+        text_patterns: Vec<String>,
+        own_text_patterns: Vec<String>,
+    ) -> Result<Frameworks, String> {
         let any = |pats: &[String]| -> Result<Regex, String> {
             if pats.is_empty() {
                 Regex::new("[^\\s\\S]").map_err(|e| e.to_string())
@@ -339,6 +416,11 @@ impl Frameworks {
                 .same_optimizers
                 .iter()
                 .any(|g| g.iter().any(|x| x == a) && g.iter().any(|x| x == b))
+    }
+
+    /// Whether a key path (normal form) names an optimizer.
+    pub fn is_optimizer_key(&self, key: &str) -> bool {
+        self.optimizer_key.is_match(key)
     }
 
     /// The mllog name of the optimizer a setting names, when its key path

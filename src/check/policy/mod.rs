@@ -14,6 +14,7 @@
 //! Nothing here prints or panics on user input; output is sorted.
 
 mod config_json;
+pub mod config_log;
 pub mod configs;
 pub mod disclosure;
 pub mod eval_schedule;
@@ -22,6 +23,7 @@ pub mod hyperparams;
 pub mod interpolate;
 pub mod optimizer;
 pub mod prefilter;
+pub mod repeatability;
 pub mod rules;
 pub mod signals;
 
@@ -37,8 +39,8 @@ use std::path::Path;
 /// Codes the policy checks emit besides the signal families (whose codes
 /// come from the signal data). Every one must be documented.
 pub const CODES: &[&str] = &[
-    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL007", "POL020", "POL021",
-    "POL030", "POL040", "POL041", "POL050", "CFG001",
+    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL007", "POL008", "POL020",
+    "POL021", "POL030", "POL040", "POL041", "POL050", "CFG001",
 ];
 
 /// Bytes read to decide that a config file is binary.
@@ -386,7 +388,7 @@ pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
     let by_path: HashMap<&str, &ImplFile> =
         files.iter().map(|f| (f.file.path.as_str(), f)).collect();
     out.retain(|x| {
-        if x.code != "POL050" {
+        if x.code != frameworks::REPEATABILITY_CODE {
             return true;
         }
         let (bm, imp) = by_path
@@ -408,6 +410,9 @@ fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if cf.skip_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+        return None;
+    }
     let format = configs::format_of(&name, &cf.extensions, &cf.names)?;
     let path = f.file.path.as_str();
     let unreadable = |e: std::io::Error| {
@@ -539,7 +544,7 @@ fn entry_findings(
             }
             configs::HitKind::Setting(i) => {
                 let s = rules.frameworks.settings.get(*i)?;
-                if vendored && s.code == "POL050" {
+                if vendored && s.code == frameworks::REPEATABILITY_CODE {
                     return None;
                 }
                 let (severity, tail) = if vendored && s.severity != Severity::Note {

@@ -14,7 +14,10 @@ use regex::bytes::{Regex, RegexBuilder};
 #[derive(Debug)]
 pub struct Prefilter {
     base: Regex,
-    with_optimizer: Regex,
+    /// Only the `own` patterns: a file outside vendored trees may match
+    /// either (one regex of both cost another 19M instructions to build on
+    /// every run).
+    own: Option<Regex>,
 }
 
 fn words(pats: &[String]) -> String {
@@ -36,56 +39,167 @@ impl Prefilter {
                 .map_err(|e| e.to_string())
         };
         let base = build(&words(patterns))?;
-        let mut all = patterns.to_vec();
-        all.extend(own.iter().cloned());
-        let with_optimizer = build(&words(&all))?;
-        Ok(Prefilter {
-            base,
-            with_optimizer,
-        })
+        let own = if own.is_empty() {
+            None
+        } else {
+            Some(build(&words(own))?)
+        };
+        Ok(Prefilter { base, own })
     }
 
     /// Whether anything in `text` may match; `own`: the file is not in a
     /// vendored tree, so the `own` patterns count too.
     pub fn may_match(&self, text: &[u8], own: bool) -> bool {
-        let norm = normalize_text(text);
-        if own {
-            self.with_optimizer.is_match(&norm)
-        } else {
-            self.base.is_match(&norm)
+        thread_local! {
+            // One buffer per thread for the normal form of every file.
+            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
+        BUF.with(|buf| {
+            let mut norm = buf.borrow_mut();
+            normalize_into(text, &mut norm);
+            let hit = self.base.is_match(&norm)
+                || (own && self.own.as_ref().is_some_and(|r| r.is_match(&norm)));
+            if norm.capacity() > 1 << 20 {
+                // Do not keep a large file's buffer for the rest of the run.
+                *norm = Vec::new();
+            }
+            hit
+        })
     }
 }
+
+const SEP: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+
+/// Byte classes of the normal form: every byte that is not an ASCII letter
+/// or digit (non-ASCII bytes included) separates words.
+static CLASS: [u8; 256] = {
+    let mut t = [SEP; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_lowercase() {
+            LOWER
+        } else if b.is_ascii_uppercase() {
+            UPPER
+        } else if b.is_ascii_digit() {
+            DIGIT
+        } else {
+            SEP
+        };
+        c += 1;
+    }
+    t
+};
 
 /// [`super::signals::normalize`] over a whole text, byte by byte (every
 /// non-ASCII byte is a separator, as every non-alphanumeric character is).
 pub fn normalize_text(b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(b.len() + b.len() / 8);
-    for (i, &c) in b.iter().enumerate() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && i > 0 {
-                let prev = b[i - 1];
-                let next_lower = b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
-                if prev.is_ascii_lowercase()
-                    || prev.is_ascii_digit()
-                    || (prev.is_ascii_uppercase() && next_lower)
-                {
-                    out.push(b'_');
-                }
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if out.last() != Some(&b'_') {
-            out.push(b'_');
-        }
-    }
-    // Only ASCII bytes were pushed.
+    let mut out = Vec::new();
+    normalize_into(b, &mut out);
     out
+}
+
+/// [`normalize_text`] into a buffer (cleared first): a table per byte,
+/// written by index into a buffer sized for the worst case (two bytes out
+/// per byte in), no allocation when the buffer is large enough. Only ASCII
+/// bytes are written.
+pub fn normalize_into(b: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    if out.capacity() < 2 * b.len() {
+        // A new buffer: growing the old one would copy its bytes.
+        *out = Vec::with_capacity(2 * b.len());
+    }
+    out.resize(2 * b.len(), 0);
+    let buf = out.as_mut_slice();
+    let mut o = 0;
+    // The class of the previous byte; a separator there means the output
+    // ends with `_` (a letter or digit is always written last otherwise).
+    // Not a separator at the start, so a leading separator gives one `_`.
+    let mut prev = LOWER;
+    for (i, &c) in b.iter().enumerate() {
+        let k = CLASS[c as usize];
+        if k == SEP {
+            if prev != SEP {
+                buf[o] = b'_';
+                o += 1;
+            }
+        } else {
+            if k == UPPER
+                && i > 0
+                && (prev == LOWER
+                    || prev == DIGIT
+                    || (prev == UPPER && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())))
+            {
+                buf[o] = b'_';
+                o += 1;
+            }
+            buf[o] = if k == UPPER { c | 0x20 } else { c };
+            o += 1;
+        }
+        prev = k;
+    }
+    out.truncate(o);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::check::policy::signals::normalize;
+
+    /// The char-by-char normal form the byte tables must reproduce.
+    fn reference(s: &str) -> String {
+        let chars: Vec<char> = s.chars().collect();
+        let mut out = String::new();
+        for (i, &c) in chars.iter().enumerate() {
+            if c.is_ascii_alphanumeric() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    let prev = chars[i - 1];
+                    let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+                    if prev.is_ascii_lowercase()
+                        || prev.is_ascii_digit()
+                        || (prev.is_ascii_uppercase() && next_lower)
+                    {
+                        out.push('_');
+                    }
+                }
+                out.push(c.to_ascii_lowercase());
+            } else if !out.ends_with('_') {
+                out.push('_');
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn bytes_as_chars() {
+        for s in [
+            "PowerSGD",
+            "--a",
+            "aÜB",
+            "ÜBer",
+            "x€Y",
+            "  Ab  cD9E",
+            "",
+            "_",
+            "HTTPServerX",
+            "a1B",
+            "é",
+            "ABc",
+            "AB",
+            "aB_",
+            "日本Adam",
+        ] {
+            assert_eq!(
+                String::from_utf8(normalize_text(s.as_bytes())).unwrap_or_default(),
+                reference(s),
+                "{s}"
+            );
+            assert_eq!(normalize(s), reference(s).trim_matches('_'), "{s}");
+        }
+    }
 
     #[test]
     fn same_form_as_names() {
@@ -95,6 +209,10 @@ mod tests {
             "HTTPServer",
             "1bitAdam",
             "a.b_C",
+            "-x",
+            "aÜB",
+            "  Ab  cD9E",
+            "",
         ] {
             let text = String::from_utf8(normalize_text(s.as_bytes())).unwrap_or_default();
             assert_eq!(text.trim_matches('_'), normalize(s));

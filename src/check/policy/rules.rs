@@ -140,6 +140,9 @@ pub struct PolicyRules {
     pub(crate) prefilter: Prefilter,
     /// `policy/frameworks`, for the `rule` field of findings.
     pub(crate) frameworks_dir: String,
+    /// Config keys and the MLLOG keys runs log them under (POL008).
+    pub(crate) config_log: super::config_log::ConfigLog,
+    pub(crate) config_log_path: String,
     /// Help text of every POL/CFG code, from `rules/codes/`.
     pub(crate) help: BTreeMap<String, String>,
 }
@@ -198,10 +201,13 @@ impl PolicyRules {
                 message: e.to_string(),
             })?;
         let fw_dir = signals_file.frameworks.trim_end_matches('/').to_string();
+        let config_log_rel = signals_file.config_log.clone();
         let signals = SignalMatcher::new(signals_file).map_err(|message| PolicyError::Invalid {
             path: signals_path.clone(),
             message,
         })?;
+        // After the signals, whose errors come first.
+        let config_log = super::config_log::load(source, &config_log_rel)?;
         let mut fw_files = Vec::new();
         for name in source.list(&fw_dir) {
             let Some(stem) = name.strip_suffix(".yaml") else {
@@ -333,6 +339,8 @@ impl PolicyRules {
             frameworks,
             prefilter,
             frameworks_dir: source.display(&fw_dir),
+            config_log,
+            config_log_path: source.display(&config_log_rel),
             help,
         })
     }
@@ -347,6 +355,10 @@ impl PolicyRules {
 
     pub(crate) fn framework_rule(&self, stem: &str, id: &str) -> String {
         format!("{}/{stem}.yaml#{id}", self.frameworks_dir)
+    }
+
+    pub(crate) fn config_log_rule(&self) -> String {
+        self.config_log_path.clone()
     }
 
     pub(crate) fn signal_rule(&self, anchor: &str) -> String {

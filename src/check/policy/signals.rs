@@ -18,6 +18,9 @@ pub struct SignalsFile {
     config_files: ConfigFiles,
     /// Folder of the framework files, relative to the rules root.
     pub frameworks: String,
+    /// The file of config keys and the MLLOG keys runs log them under
+    /// (`config_log.rs`), relative to the rules root.
+    pub config_log: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -47,6 +50,10 @@ pub struct ConfigFiles {
     /// Folder names of vendored framework trees (compared lower-cased).
     #[serde(default)]
     pub vendored: Vec<String>,
+    /// File names that are never configs although their extension says so
+    /// (package manager lock files), compared lower-cased.
+    #[serde(default)]
+    pub skip_names: Vec<String>,
 }
 
 /// One family of signals, with its code.
@@ -99,26 +106,14 @@ fn word_regex(patterns: &[String]) -> Result<Regex, String> {
 /// `PowerSGD` → `power_sgd`, `--stale-gradients` → `stale_gradients`,
 /// `HTTPServer` → `http_server`.
 pub fn normalize(s: &str) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && i > 0 {
-                let prev = chars[i - 1];
-                let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
-                if prev.is_ascii_lowercase()
-                    || prev.is_ascii_digit()
-                    || (prev.is_ascii_uppercase() && next_lower)
-                {
-                    out.push('_');
-                }
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    out.trim_matches('_').to_string()
+    let mut out = Vec::new();
+    super::prefilter::normalize_into(s.as_bytes(), &mut out);
+    let end = out.iter().rposition(|c| *c != b'_').map_or(0, |e| e + 1);
+    out.truncate(end);
+    let start = out.iter().position(|c| *c != b'_').unwrap_or(out.len());
+    out.drain(..start);
+    // Only ASCII letters, digits and `_` were written.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 impl SignalMatcher {

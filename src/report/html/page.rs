@@ -45,6 +45,7 @@ pub(super) struct Page {
     folders: Vec<FolderView>,
     glossary: Vec<CodeView>,
     charts: usize,
+    repeatability: Vec<super::repeatability::NoteView>,
 }
 
 #[derive(Debug, Serialize)]
@@ -302,6 +303,7 @@ pub(super) fn build(outcome: &CheckOutcome, opts: &HtmlOptions<'_>) -> Page {
         folders,
         glossary,
         charts,
+        repeatability: super::repeatability::view(&report.repeatability),
     }
 }
 

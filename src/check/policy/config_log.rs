@@ -1,0 +1,407 @@
+//! A config against the log of its own run (issue 16, item 3): the
+//! optimizer and the hyperparameters an implementation config sets, as the
+//! run logged them. A config that contradicts the log of the run it is
+//! linked to is a POL008 warning at both places.
+//!
+//! The link (also in `mlaudit rules explain POL008`): the logs of
+//! `results/<SYSTEM>/<bm>/` are the runs of the configs under
+//! `benchmarks/<bm>/` (or `benchmark/<bm>/`) that sit in a folder named
+//! `<SYSTEM>` (compared ignoring case, `-` the same as `_`): NVIDIA's
+//! `benchmarks/bert/implementations/<SYSTEM>/config_*.sh`. When no config
+//! of the benchmark sits in such a folder and the package has one system
+//! for the benchmark, every config of the benchmark is linked to it.
+//! Vendored framework trees are never linked. A setting agrees when any
+//! value a linked config gives it (defaults and the values the configs
+//! assign to its variables included) is the logged one: a `config_common.sh`
+//! default overridden by the system's config is no contradiction.
+//!
+//! What a config key is logged as is data (`rules/policy/config_log.yaml`);
+//! optimizer names map to mllog names through the framework files (fused
+//! and vendor variants are the same optimizer).
+
+use super::configs::{self, Entry, EntryKind};
+use super::interpolate::{expand, Env};
+use super::signals::normalize;
+use super::{LogFacts, PolicyRules};
+use crate::discover::tree::ImplFile;
+use crate::finding::{Finding, Severity};
+use regex::Regex;
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The code of a config that contradicts its own log.
+pub const CODE: &str = "POL008";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigLogFile {
+    hyperparameters: Vec<HyperFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HyperFile {
+    /// The MLLOG keys the value is logged under, first found wins.
+    mllog: Vec<String>,
+    /// The config key, its last part (regex over the normal form, whole).
+    key: String,
+    #[allow(dead_code)]
+    why: String,
+}
+
+/// The compiled data.
+#[derive(Debug)]
+pub struct ConfigLog {
+    hypers: Vec<(Regex, Vec<String>)>,
+}
+
+impl ConfigLog {
+    pub fn new(file: ConfigLogFile) -> Result<ConfigLog, String> {
+        let mut hypers = Vec::new();
+        for h in file.hyperparameters {
+            if h.mllog.is_empty() {
+                return Err(format!("hyperparameter '{}': no mllog key", h.key));
+            }
+            let re = Regex::new(&format!("^(?:{})$", h.key))
+                .map_err(|e| format!("hyperparameter '{}': {e}", h.key))?;
+            hypers.push((re, h.mllog));
+        }
+        Ok(ConfigLog { hypers })
+    }
+
+    /// The MLLOG keys a log's facts must keep for [`check`].
+    fn logged_keys(&self) -> impl Iterator<Item = &str> {
+        std::iter::once("opt_name").chain(
+            self.hypers
+                .iter()
+                .flat_map(|(_, k)| k.iter().map(String::as_str)),
+        )
+    }
+}
+
+/// Reads and compiles the data file `rel` of the rules.
+pub fn load(
+    source: &crate::rulebook::source::RuleSource,
+    rel: &str,
+) -> Result<ConfigLog, super::PolicyError> {
+    let invalid = |message: String| super::PolicyError::Invalid {
+        path: source.display(rel),
+        message,
+    };
+    let text = source
+        .read(rel)
+        .map_err(|e| invalid(e.to_string()))?
+        .ok_or_else(|| invalid("cannot be read".into()))?;
+    let file: ConfigLogFile = serde_yaml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+    ConfigLog::new(file).map_err(invalid)
+}
+
+/// What one log said that a config may contradict: the first value and
+/// line of `opt_name` and of every key of the data.
+#[derive(Debug, Clone, Default)]
+pub struct Logged {
+    values: BTreeMap<String, (serde_json::Value, u64)>,
+}
+
+/// Keeps what [`check`] needs of a log's facts.
+pub fn logged(rules: &PolicyRules, facts: &LogFacts) -> Logged {
+    let mut values = BTreeMap::new();
+    for k in rules.config_log.logged_keys() {
+        if let Some(v) = facts.first.get(k) {
+            values.insert(k.to_string(), v.clone());
+        }
+    }
+    Logged { values }
+}
+
+/// One result log of a benchmark folder.
+#[derive(Debug, Clone)]
+pub struct RunLog {
+    pub path: String,
+    pub system: String,
+    pub benchmark: String,
+    pub logged: Logged,
+}
+
+/// A value a linked config gives a logged key.
+#[derive(Debug, Clone)]
+struct Set {
+    path: String,
+    line: u64,
+    display: String,
+    value: String,
+}
+
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes().zip(b.bytes()).all(|(x, y)| {
+            let n = |c: u8| {
+                if c == b'-' {
+                    b'_'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            };
+            n(x) == n(y)
+        })
+}
+
+/// The folders between `benchmarks/<bm>/` and the file.
+fn folders(path: &str) -> Vec<&str> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some(b) = parts
+        .iter()
+        .position(|p| *p == "benchmarks" || *p == "benchmark")
+    else {
+        return Vec::new();
+    };
+    parts
+        .get(b + 2..parts.len().saturating_sub(1))
+        .unwrap_or(&[])
+        .to_vec()
+}
+
+fn read(rules: &PolicyRules, f: &ImplFile) -> Option<Vec<Entry>> {
+    let cf = &rules.signals.config_files;
+    let name = f.file.fs.file_name()?.to_string_lossy().into_owned();
+    if cf.skip_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+        return None;
+    }
+    let format = configs::format_of(&name, &cf.extensions, &cf.names)?;
+    let bytes = crate::safe_io::read_regular(&f.file.fs, cf.max_bytes).ok()?;
+    if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
+        return None;
+    }
+    Some(configs::parse(&String::from_utf8_lossy(&bytes), format))
+}
+
+fn number(v: &serde_json::Value) -> Option<f64> {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn agrees(config: &str, logged: &serde_json::Value) -> bool {
+    match (config.trim().parse::<f64>(), number(logged)) {
+        (Ok(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+        _ => true,
+    }
+}
+
+/// POL008 findings: every linked config setting that no linked config
+/// gives the logged value, at the config's line and at the log's.
+pub fn check(rules: &PolicyRules, files: &[ImplFile], logs: &[RunLog]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut by_bm: BTreeMap<&str, BTreeMap<&str, Vec<&RunLog>>> = BTreeMap::new();
+    for l in logs {
+        by_bm
+            .entry(l.benchmark.as_str())
+            .or_default()
+            .entry(l.system.as_str())
+            .or_default()
+            .push(l);
+    }
+    for (bm, systems) in &by_bm {
+        let mine: Vec<&ImplFile> = files
+            .iter()
+            .filter(|f| f.benchmark == *bm && !super::vendored(rules, f))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        for (system, runs) in systems {
+            let mut linked: Vec<&ImplFile> = mine
+                .iter()
+                .copied()
+                .filter(|f| folders(&f.file.path).iter().any(|d| same_name(d, system)))
+                .collect();
+            if linked.is_empty() && systems.len() == 1 {
+                linked = mine.clone();
+            }
+            let parsed: Vec<(&ImplFile, Vec<Entry>)> = linked
+                .into_iter()
+                .filter_map(|f| read(rules, f).map(|e| (f, e)))
+                .collect();
+            out.extend(contradictions(rules, bm, &parsed, runs));
+        }
+    }
+    crate::finding::sort_findings(&mut out);
+    out.dedup();
+    out
+}
+
+/// The settings of the linked configs by MLLOG key (`opt_name` for an
+/// optimizer, its value the mllog name).
+fn settings(rules: &PolicyRules, parsed: &[(&ImplFile, Vec<Entry>)]) -> BTreeMap<String, Vec<Set>> {
+    let mut env = Env::default();
+    for (_, e) in parsed {
+        env.add(e);
+    }
+    let mut out: BTreeMap<String, Vec<Set>> = BTreeMap::new();
+    for (f, entries) in parsed {
+        let local = configs::local_values(entries);
+        for e in entries {
+            if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
+                continue;
+            }
+            let key_n: String = e
+                .path
+                .iter()
+                .map(|p| normalize(p))
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("_");
+            // The whole last key (`min_lr` is not `lr`).
+            let own = e.path.last().map(|k| normalize(k)).unwrap_or_default();
+            let hypers: Vec<&Vec<String>> = rules
+                .config_log
+                .hypers
+                .iter()
+                .filter(|(re, _)| re.is_match(&own))
+                .map(|(_, k)| k)
+                .collect();
+            if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
+                continue;
+            }
+            for v in expand(&e.value, &env, &local) {
+                let set = |value: String| Set {
+                    path: f.file.path.clone(),
+                    line: e.line,
+                    display: e.display.chars().take(120).collect(),
+                    value,
+                };
+                if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v)) {
+                    out.entry("opt_name".into())
+                        .or_default()
+                        .push(set(m.to_string()));
+                }
+                if v.trim().parse::<f64>().is_ok() {
+                    for keys in &hypers {
+                        let tag = keys.join("|");
+                        out.entry(tag).or_default().push(set(v.trim().to_string()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn contradictions(
+    rules: &PolicyRules,
+    bm: &str,
+    parsed: &[(&ImplFile, Vec<Entry>)],
+    runs: &[&RunLog],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let sets = settings(rules, parsed);
+    if sets.is_empty() {
+        return out;
+    }
+    let help = rules.help(CODE);
+    let rule = rules.config_log_rule();
+    // The runs of the folder that contradict each key, in path order: one
+    // finding at the first run's line and one per config place, not one per
+    // run (a folder of ten runs made with one config says it ten times).
+    let mut sorted: Vec<&RunLog> = runs.to_vec();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    for (tag, given) in &sets {
+        let mut against: Vec<(&RunLog, &str, &serde_json::Value, u64)> = Vec::new();
+        for run in &sorted {
+            let found = if tag == "opt_name" {
+                run.logged.values.get("opt_name").map(|v| ("opt_name", v))
+            } else {
+                tag.split('|')
+                    .find_map(|k| run.logged.values.get(k).map(|v| (k, v)))
+            };
+            let Some((mllog, (value, line))) = found else {
+                continue;
+            };
+            let ok = if mllog == "opt_name" {
+                let name = value.as_str().unwrap_or_default();
+                given.iter().any(|s| {
+                    s.value.eq_ignore_ascii_case(name)
+                        || rules.frameworks.same_optimizer(&s.value, name)
+                })
+            } else {
+                given.iter().any(|s| agrees(&s.value, value))
+            };
+            if !ok {
+                against.push((run, mllog, value, *line));
+            }
+        }
+        let Some(&(run, mllog, value, line)) = against.first() else {
+            continue;
+        };
+        let others = match against.len() - 1 {
+            0 => String::new(),
+            1 => "; 1 more run of the folder logs another value too".to_string(),
+            n => format!("; {n} more runs of the folder log another value too"),
+        };
+        let places: Vec<String> = given
+            .iter()
+            .map(|s| format!("{}:{} ({})", s.path, s.line, s.display))
+            .collect();
+        out.push(
+            Finding::new(
+                CODE,
+                Severity::Warning,
+                &run.path,
+                format!(
+                    "{mllog} logged {value}, but the config of this run ({bm}) sets {}{others}",
+                    places.join(", ")
+                ),
+            )
+            .at_line(Some(line))
+            .with_help(help.clone())
+            .with_rule(rule.clone()),
+        );
+        let mut reported: BTreeSet<(&str, u64)> = BTreeSet::new();
+        for s in given {
+            if !reported.insert((s.path.as_str(), s.line)) {
+                continue;
+            }
+            out.push(
+                Finding::new(
+                    CODE,
+                    Severity::Warning,
+                    &s.path,
+                    format!(
+                        "{}: the run logs {mllog} {value} ({}:{line}{})",
+                        s.display,
+                        run.path,
+                        if against.len() > 1 {
+                            format!(", and {} more runs", against.len() - 1)
+                        } else {
+                            String::new()
+                        }
+                    ),
+                )
+                .at_line(Some(s.line))
+                .with_help(help.clone())
+                .with_rule(rule.clone()),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_folders() {
+        assert!(same_name("G894-AD1_pytorch", "g894_ad1_PyTorch"));
+        assert!(!same_name("G894-AD1", "G894-AD2"));
+        assert_eq!(
+            folders("P/benchmarks/bert/implementations/sys_a/x/config.sh"),
+            ["implementations", "sys_a", "x"]
+        );
+        assert!(agrees("0.00096", &serde_json::json!(0.00096)));
+        assert!(!agrees("0.001", &serde_json::json!(0.002)));
+        assert!(agrees("adam", &serde_json::json!("lamb")));
+    }
+}

@@ -1,0 +1,159 @@
+//! Repeatability notes (issue 16, item 5): the implementation settings that
+//! decide whether two runs repeat bit for bit (`cudnn.benchmark`,
+//! deterministic algorithms, `CUBLAS_WORKSPACE_CONFIG`, NCCL algorithm and
+//! protocol pinning, TensorFlow and XLA determinism). The framework data
+//! (`rules/policy/frameworks/repeatability.yaml`) finds them as POL050;
+//! here they leave the findings for a section of their own in the report
+//! (`check`) and in `mlaudit repeat`. They never change a verdict.
+
+use super::frameworks::REPEATABILITY_CODE;
+use super::PolicyRules;
+use crate::discover::tree::ImplFile;
+use crate::finding::Finding;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// One setting that decides run-to-run repeatability.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct RepeatabilityNote {
+    /// The config file, as typed (see the report's *Paths*).
+    pub path: String,
+    /// 1-based line of the setting.
+    pub line: Option<u64>,
+    /// `repeatable` (the setting makes runs repeat) or `not_repeatable`
+    /// (it makes them differ).
+    pub effect: String,
+    /// The framework data entry that found it
+    /// (`policy/frameworks/repeatability.yaml#cudnn_benchmark`).
+    pub setting: String,
+    /// What was found, with the reason and where it is documented.
+    pub message: String,
+}
+
+/// Moves the repeatability notes out of `findings` (what
+/// [`super::check_configs`] returns): the findings left, and the notes in
+/// path and line order.
+pub fn split(
+    rules: &PolicyRules,
+    findings: Vec<Finding>,
+) -> (Vec<Finding>, Vec<RepeatabilityNote>) {
+    let (notes, rest): (Vec<Finding>, Vec<Finding>) = findings
+        .into_iter()
+        .partition(|f| f.code == REPEATABILITY_CODE);
+    let mut out: Vec<RepeatabilityNote> = notes
+        .into_iter()
+        .map(|f| {
+            let setting = f.rule.clone().unwrap_or_default();
+            let effect = rules
+                .frameworks
+                .settings
+                .iter()
+                .find(|s| rules.framework_rule(&s.framework, &s.id) == setting)
+                .and_then(|s| s.effect.clone())
+                .unwrap_or_default();
+            RepeatabilityNote {
+                path: f.path,
+                line: f.line,
+                effect,
+                setting,
+                message: f.message,
+            }
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    (rest, out)
+}
+
+/// For a result log inside a package (`<pkg>/results/<system>/<bm>/x.txt`):
+/// the package folder and the benchmark.
+pub fn package_of(log: &Path) -> Option<(PathBuf, String)> {
+    let bm_dir = log.parent()?;
+    let benchmark = bm_dir.file_name()?.to_string_lossy().into_owned();
+    let results = bm_dir.parent()?.parent()?;
+    if results.file_name()? != "results" {
+        return None;
+    }
+    Some((results.parent()?.to_path_buf(), benchmark))
+}
+
+/// The repeatability notes of the configs of `benchmark` among a
+/// package's implementation files.
+pub fn benchmark_notes(
+    rules: &PolicyRules,
+    files: &[ImplFile],
+    benchmark: &str,
+) -> Vec<RepeatabilityNote> {
+    let mine: Vec<ImplFile> = files
+        .iter()
+        .filter(|f| f.benchmark == benchmark)
+        .cloned()
+        .collect();
+    if mine.is_empty() {
+        return Vec::new();
+    }
+    split(rules, super::check_configs(rules, &mine)).1
+}
+
+/// The repeatability notes of the packages `logs` sit in: for each log in
+/// `<pkg>/results/<system>/<bm>/`, the configs of `<bm>` in that package
+/// (what `mlaudit repeat` shows when runs differ). The policy data of the
+/// round the logs' paths name, else of the newest training round that has
+/// one (the repeatability data is the same for every round). Logs outside
+/// a package give nothing.
+pub fn notes_for_logs(
+    source: &crate::rulebook::source::RuleSource,
+    logs: &[PathBuf],
+) -> Vec<RepeatabilityNote> {
+    let mut wanted: std::collections::BTreeSet<(PathBuf, String)> = Default::default();
+    for l in logs {
+        if let Some(pb) = package_of(l) {
+            wanted.insert(pb);
+        }
+    }
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let usage = "training";
+    let inferred = crate::discover::round::infer(source, usage, logs)
+        .ok()
+        .map(|c| c.ruleset);
+    let rules = inferred
+        .into_iter()
+        .chain(
+            crate::discover::round::versions(source, usage)
+                .into_iter()
+                .rev(),
+        )
+        .find_map(|v| PolicyRules::load(source, usage, &v).ok());
+    let Some(rules) = rules else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut trees: std::collections::BTreeMap<PathBuf, Vec<ImplFile>> = Default::default();
+    for (pkg, bm) in wanted {
+        let files = trees
+            .entry(pkg.clone())
+            .or_insert_with(|| crate::discover::walk::discover(&pkg).implementation_files);
+        out.extend(benchmark_notes(&rules, files, &bm));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_and_benchmark_of_a_log() {
+        let p = Path::new("round/Org/results/sys_a/bert/result_0.txt");
+        assert_eq!(
+            package_of(p),
+            Some((PathBuf::from("round/Org"), "bert".to_string()))
+        );
+        assert_eq!(package_of(Path::new("x/result_0.txt")), None);
+        assert_eq!(package_of(Path::new("a/b/c/result_0.txt")), None);
+    }
+}
