@@ -551,8 +551,22 @@ impl rules::Observer for Collectors<'_> {
             || crate::check::runcheck::wanted(key)
     }
 
-    fn record(&mut self, r: &crate::mllog::Record<'_>) {
-        let e = r.to_event();
+    fn wants_metadata(&mut self, key: &str) -> bool {
+        stats::reader::wanted(key)
+            || logscan::wanted(key)
+            || crate::check::runcheck::wanted(key)
+            || (self.pol.is_some() && policy::Collector::reads_metadata(key))
+    }
+
+    fn record(
+        &mut self,
+        r: &crate::mllog::Record<'_>,
+        value: &minijinja::Value,
+        metadata: Option<&minijinja::Value>,
+    ) {
+        // The serde values the collectors read, converted from the
+        // engine's decode; `metadata` is null where no collector reads it.
+        let e = r.to_event_with(value, metadata);
         if crate::check::runcheck::wanted(&e.key) {
             self.extra.event(&e);
         }

@@ -167,6 +167,49 @@ pub fn unescape(lit: &str) -> String {
     }
 }
 
+/// A rule value read by [`parse`] as the `serde_json` value
+/// `serde_json::from_str` gives for the same text, without reading the text
+/// again: integers beyond 64 bits become floats, as serde_json reads them;
+/// `NaN` and the infinities, which serde_json cannot hold, become `null`.
+pub fn to_serde(v: &Value) -> serde_json::Value {
+    use minijinja::value::ValueKind;
+    use serde_json::Value as J;
+    let float = |f: f64| serde_json::Number::from_f64(f).map_or(J::Null, J::Number);
+    match v.kind() {
+        ValueKind::Bool => J::Bool(v.is_true()),
+        ValueKind::Number if v.is_integer() => {
+            if let Ok(i) = i64::try_from(v.clone()) {
+                J::from(i)
+            } else if let Ok(u) = u64::try_from(v.clone()) {
+                J::from(u)
+            } else {
+                i128::try_from(v.clone()).map_or(J::Null, |i| float(i as f64))
+            }
+        }
+        ValueKind::Number => f64::try_from(v.clone()).map_or(J::Null, float),
+        ValueKind::String => J::String(v.as_str().unwrap_or_default().to_string()),
+        ValueKind::Seq => J::Array(
+            v.try_iter()
+                .map(|items| items.map(|x| to_serde(&x)).collect())
+                .unwrap_or_default(),
+        ),
+        ValueKind::Map => J::Object(
+            v.as_object()
+                .and_then(|o| o.try_iter_pairs())
+                .map(|pairs| {
+                    pairs
+                        .map(|(k, x)| {
+                            let k = k.as_str().map_or_else(|| k.to_string(), str::to_string);
+                            (k, to_serde(&x))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
+        _ => J::Null,
+    }
+}
+
 /// A JSON string literal's text if it is one (quotes included).
 pub fn as_string_literal(raw: &str) -> Option<String> {
     raw.starts_with('"').then(|| unescape(raw))
@@ -627,6 +670,34 @@ mod tests {
         assert!(skip(&deep).is_err());
         let ok = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
         assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn to_serde_reads_as_serde_json_does() {
+        for text in [
+            "null",
+            "true",
+            "-0",
+            "-0.0",
+            "1.0",
+            "7",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "123456789012345678901234567890",
+            "1.5e3",
+            "0.7512345",
+            "\"caf\\u00e9 \\\"q\\\"\"",
+            "[1, [2.5, \"x\"], {}]",
+            "{\"b\": 1, \"a\": {\"c\": [null, false]}, \"b\": 2}",
+        ] {
+            let ours = to_serde(&parse(text).unwrap_or_default());
+            let theirs: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+            assert_eq!(ours, theirs, "{text}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+        }
+        // What serde_json cannot read, it read through the rule value: null.
+        let v = to_serde(&parse("[NaN, Infinity, 1e999, 2]").unwrap_or_default());
+        assert_eq!(v, serde_json::json!([null, null, null, 2]));
     }
 
     #[test]

@@ -58,6 +58,24 @@ impl Record<'_> {
             metadata: to_serde(self.metadata),
         }
     }
+
+    /// [`Record::to_event`] from the rule values the caller already
+    /// decoded (converted, not read again); `metadata` `None`: not
+    /// needed, `null`.
+    pub fn to_event_with(
+        &self,
+        value: &minijinja::Value,
+        metadata: Option<&minijinja::Value>,
+    ) -> Event {
+        Event {
+            line: self.line,
+            time_ms: self.time_ms,
+            key: self.key.clone().into_owned(),
+            event_type: self.event_type.clone().map(Cow::into_owned),
+            value: json::to_serde(value),
+            metadata: metadata.map_or(serde_json::Value::Null, json::to_serde),
+        }
+    }
 }
 
 fn to_serde(raw: &str) -> serde_json::Value {

@@ -105,8 +105,14 @@ pub trait Observer {
     /// Whether a well-formed record with this key should be decoded and
     /// handed to [`Observer::record`].
     fn wants(&mut self, key: &str) -> bool;
-    /// A well-formed record it wants, in file order.
-    fn record(&mut self, r: &Record<'_>);
+    /// Whether it reads the `metadata` of a record with this key it wants
+    /// (decoding it costs more than the rest of most records).
+    fn wants_metadata(&mut self, key: &str) -> bool;
+    /// A well-formed record it wants, in file order, with its `value` and
+    /// (when [`Observer::wants_metadata`] said so) its `metadata` as the
+    /// rules read them: each is decoded once, for the rules and the
+    /// observer alike.
+    fn record(&mut self, r: &Record<'_>, value: &Value, metadata: Option<&Value>);
     /// The bytes from the marker to the end of every line that carries one
     /// (what a content hash of the MLLOG part needs).
     fn raw(&mut self, bytes: &[u8]);
@@ -306,13 +312,15 @@ fn as_text(raw: &str) -> Option<String> {
     }
 }
 
-pub(super) fn to_ev(r: &Record<'_>) -> Ev {
+/// The event of a record whose `value` (and maybe `metadata`) is decoded;
+/// an undecoded `metadata` is decoded on first use.
+pub(super) fn to_ev(r: &Record<'_>, value: Value, metadata: Option<Value>) -> Ev {
     let key = Value::from(r.key.as_ref());
     let v = Value::from_object(EventObj {
         key: key.clone(),
-        value: r.value(),
+        value,
         metadata_raw: r.metadata.into(),
-        metadata: OnceLock::new(),
+        metadata: metadata.map_or_else(OnceLock::new, OnceLock::from),
         time_ms: Value::from(r.time_ms),
         line: Value::from(r.line),
         event_type: r.event_type.as_deref().map(Value::from).unwrap_or_default(),
