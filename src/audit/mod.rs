@@ -470,6 +470,36 @@ struct Collectors<'a> {
     extra: crate::check::runcheck::Collector,
     /// How the read ended: its summary, or why it failed.
     read: Option<Result<crate::mllog::ScanSummary, std::io::Error>>,
+    /// Which collectors besides policy read the record being handed over,
+    /// and its key.
+    readers: Option<Readers>,
+    readers_key: String,
+}
+
+/// Which collectors besides policy (which reads every record) read a
+/// record with a given key.
+#[derive(Debug, Clone, Copy)]
+struct Readers {
+    /// The `RUN*` checks.
+    extra: bool,
+    /// The package facts.
+    pkg: bool,
+    /// The run statistics.
+    run: bool,
+}
+
+impl Readers {
+    fn of(key: &str) -> Readers {
+        Readers {
+            extra: crate::check::runcheck::wanted(key),
+            pkg: logscan::wanted(key),
+            run: stats::reader::wanted(key),
+        }
+    }
+
+    fn any(self) -> bool {
+        self.extra || self.pkg || self.run
+    }
 }
 
 impl<'a> Collectors<'a> {
@@ -483,6 +513,8 @@ impl<'a> Collectors<'a> {
             hash: ContentHash::default(),
             extra: crate::check::runcheck::Collector::default(),
             read: None,
+            readers: None,
+            readers_key: String::new(),
         }
     }
 
@@ -552,10 +584,13 @@ impl rules::Observer for Collectors<'_> {
     }
 
     fn wants_metadata(&mut self, key: &str) -> bool {
-        stats::reader::wanted(key)
-            || logscan::wanted(key)
-            || crate::check::runcheck::wanted(key)
-            || (self.pol.is_some() && policy::Collector::reads_metadata(key))
+        let readers = Readers::of(key);
+        // Kept for the record() call that follows (the key tests are
+        // substring searches: worth doing once per record).
+        self.readers_key.clear();
+        self.readers_key.push_str(key);
+        self.readers = Some(readers);
+        readers.any() || (self.pol.is_some() && policy::Collector::reads_metadata(key))
     }
 
     fn record(
@@ -567,19 +602,25 @@ impl rules::Observer for Collectors<'_> {
         // The serde values the collectors read, converted from the
         // engine's decode; `metadata` is null where no collector reads it.
         let e = r.to_event_with(value, metadata);
-        if crate::check::runcheck::wanted(&e.key) {
+        let readers = match self.readers.take() {
+            Some(k) if self.readers_key == e.key => k,
+            _ => Readers::of(&e.key),
+        };
+        if readers.extra {
             self.extra.event(&e);
         }
         if let Some(p) = self.pol.as_mut() {
             p.event(&e);
         }
         if let Some(c) = self.pkg.as_mut() {
-            if logscan::wanted(&e.key) {
+            if readers.pkg {
                 c.event(&e);
             }
         }
         if let Some(run) = self.run.as_mut() {
-            run.event(e);
+            if readers.run {
+                run.event(e);
+            }
         }
     }
 
