@@ -386,27 +386,31 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The word scalar (`true`, `false`, `null`, `NaN`, `Infinity`,
+    /// `-Infinity`) at the cursor, consumed; `None` (nothing consumed) when
+    /// there is none and a number may follow. The first byte picks the one
+    /// word to compare.
+    fn word_scalar(&mut self) -> Option<Value> {
+        let (w, v): (&[u8], Value) = match self.peek()? {
+            b't' => (b"true", Value::from(true)),
+            b'f' => (b"false", Value::from(false)),
+            b'n' => (b"null", Value::from(())),
+            b'N' => (b"NaN", Value::from(f64::NAN)),
+            b'I' => (b"Infinity", Value::from(f64::INFINITY)),
+            b'-' if self.b.get(self.i + 1) == Some(&b'I') => {
+                (b"-Infinity", Value::from(f64::NEG_INFINITY))
+            }
+            _ => return None,
+        };
+        self.word(w).then_some(v)
+    }
+
     /// `true`, `false`, `null`, a number, `NaN`, `Infinity`, `-Infinity`.
     fn scalar(&mut self) -> R<Value> {
-        if self.word(b"true") {
-            return Ok(Value::from(true));
+        match self.word_scalar() {
+            Some(v) => Ok(v),
+            None => self.number(),
         }
-        if self.word(b"false") {
-            return Ok(Value::from(false));
-        }
-        if self.word(b"null") {
-            return Ok(Value::from(()));
-        }
-        if self.word(b"NaN") {
-            return Ok(Value::from(f64::NAN));
-        }
-        if self.word(b"Infinity") {
-            return Ok(Value::from(f64::INFINITY));
-        }
-        if self.word(b"-Infinity") {
-            return Ok(Value::from(f64::NEG_INFINITY));
-        }
-        self.number()
     }
 
     fn digits(&mut self) -> usize {
@@ -475,21 +479,12 @@ impl<'a> Cursor<'a> {
         Ok(Value::from(text.parse::<f64>().unwrap_or(f64::NAN)))
     }
 
-    /// Skips a scalar without building it.
+    /// Skips a scalar without building it (a word's value has no heap part).
     fn skip_scalar(&mut self) -> R<()> {
-        for w in [
-            &b"true"[..],
-            b"false",
-            b"null",
-            b"NaN",
-            b"Infinity",
-            b"-Infinity",
-        ] {
-            if self.word(w) {
-                return Ok(());
-            }
+        match self.word_scalar() {
+            Some(_) => Ok(()),
+            None => self.number_span().map(|_| ()),
         }
-        self.number_span().map(|_| ())
     }
 
     /// Skips a string literal; returns the span of its contents and whether
