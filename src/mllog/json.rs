@@ -171,6 +171,8 @@ pub fn unescape(lit: &str) -> String {
 /// `serde_json::from_str` gives for the same text, without reading the text
 /// again: integers beyond 64 bits become floats, as serde_json reads them;
 /// `NaN` and the infinities, which serde_json cannot hold, become `null`.
+/// One difference: serde_json reads the integer `-0` as the float `-0.0`,
+/// and the rule value cannot tell `-0` from `0` (the caller keeps the text).
 pub fn to_serde(v: &Value) -> serde_json::Value {
     use minijinja::value::ValueKind;
     use serde_json::Value as J;
@@ -672,7 +674,6 @@ mod tests {
         for text in [
             "null",
             "true",
-            "-0",
             "-0.0",
             "1.0",
             "7",
