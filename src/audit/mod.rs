@@ -71,12 +71,27 @@ pub struct Rules {
 
 impl Rules {
     pub fn load(source: &RuleSource, usage: &str, version: &str) -> anyhow::Result<Rules> {
+        // The policy pack (regex sets) takes most of the start-up: it
+        // loads on the other core while the rest loads here. Errors are
+        // reported in the order the loads were written.
+        let (policy, rest) = rayon::join(
+            || PolicyRules::load(source, usage, version),
+            || -> anyhow::Result<_> {
+                Ok((
+                    Ruleset::load(source, usage, version)?,
+                    PackageRules::load(source, usage, version)?,
+                    StatsConfig::load(source, usage, version)?,
+                    CodeRegistry::load(source)?,
+                ))
+            },
+        );
+        let (compliance, package, stats, codes) = rest?;
         Ok(Rules {
-            compliance: Ruleset::load(source, usage, version)?,
-            package: PackageRules::load(source, usage, version)?,
-            stats: StatsConfig::load(source, usage, version)?,
-            codes: CodeRegistry::load(source)?,
-            policy: match PolicyRules::load(source, usage, version) {
+            compliance,
+            package,
+            stats,
+            codes,
+            policy: match policy {
                 Ok(p) => Some(p),
                 Err(PolicyError::Missing { .. }) => None,
                 Err(e) => return Err(e.into()),
