@@ -126,6 +126,18 @@ fn value_re(p: &str) -> String {
     format!("(?:^|_)(?:{p})(?:_|$)")
 }
 
+/// Checks that a pattern is a valid regex, with the message `Regex::new`
+/// gives for a syntax error, without compiling it (a compile builds the
+/// matcher and its prefilters: about a million instructions a pattern,
+/// and each pattern is compiled again in its set). A pattern too big to
+/// compile still fails when its set is built.
+fn valid(p: &str) -> Result<(), String> {
+    regex_syntax::Parser::new()
+        .parse(p)
+        .map(|_| ())
+        .map_err(|e| regex::Error::Syntax(e.to_string()).to_string())
+}
+
 fn set(pats: &[String]) -> Result<RegexSet, String> {
     RegexSet::new(pats).map_err(|e| e.to_string())
 }
@@ -163,7 +175,7 @@ impl Frameworks {
                 // key (a value alone may be as common as `true`), else the value.
                 let text = match (&s.trigger, &s.key, &s.value) {
                     (Some(t), _, _) => {
-                        Regex::new(&value_re(t)).map_err(|e| format!("{where_}: trigger: {e}"))?;
+                        valid(&value_re(t)).map_err(|e| format!("{where_}: trigger: {e}"))?;
                         t.clone()
                     }
                     (None, Some(k), _) => k.clone(),
@@ -177,12 +189,12 @@ impl Frameworks {
                     text_patterns.push(text);
                 }
                 if let Some(k) = &s.key {
-                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    valid(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
                     kp.push(key_re(k));
                     ki.push(i);
                 }
                 if let Some(v) = &s.value {
-                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    valid(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
                     vp.push(value_re(v));
                     vi.push(i);
                 }
@@ -206,12 +218,12 @@ impl Frameworks {
                 }
                 let i = neighbours.len();
                 if let Some(k) = &a.key {
-                    Regex::new(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
+                    valid(&key_re(k)).map_err(|e| format!("{where_}: key: {e}"))?;
                     nkp.push(key_re(k));
                     nki.push(i);
                 }
                 if let Some(v) = &a.value {
-                    Regex::new(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
+                    valid(&value_re(v)).map_err(|e| format!("{where_}: value: {e}"))?;
                     nvp.push(value_re(v));
                     nvi.push(i);
                 }
@@ -348,5 +360,26 @@ impl Frameworks {
             return None;
         }
         self.optimizers.get(value).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_says_what_regex_new_says() {
+        for p in [
+            "(?:^|_)(?:lr|learning_rate)$",
+            "a(",
+            "[z-a]",
+            "x{2,1}",
+            "\\p{Nope}",
+            "(?P<n>a)(?P<n>b)",
+        ] {
+            let ours = valid(p).err();
+            let theirs = Regex::new(p).err().map(|e| e.to_string());
+            assert_eq!(ours, theirs, "{p}");
+        }
     }
 }
