@@ -367,9 +367,10 @@ pub(super) struct EventObj {
     pub(super) event_type: Value,
 }
 
-impl Object for EventObj {
-    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        Some(match key.as_str()? {
+impl EventObj {
+    /// The field `key` (what `v.<key>` reads).
+    pub(super) fn field(&self, key: &str) -> Option<Value> {
+        Some(match key {
             "key" => self.key.clone(),
             "value" => self.value.clone(),
             "metadata" => self
@@ -381,6 +382,12 @@ impl Object for EventObj {
             "event_type" => self.event_type.clone(),
             _ => return None,
         })
+    }
+}
+
+impl Object for EventObj {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.field(key.as_str()?)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
@@ -412,11 +419,17 @@ impl StateObj {
     }
 }
 
+impl StateObj {
+    /// The variable `key` (what `s.<key>` reads).
+    pub(super) fn var(&self, key: &str) -> Option<Value> {
+        let vars = self.vars.read().unwrap_or_else(|e| e.into_inner());
+        vars.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+}
+
 impl Object for StateObj {
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        let vars = self.vars.read().unwrap_or_else(|e| e.into_inner());
-        let key = key.as_str()?;
-        vars.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        self.var(key.as_str()?)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
@@ -433,13 +446,20 @@ pub(super) struct Scope {
     pub(super) s: Value,
 }
 
-impl Object for Scope {
-    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        match key.as_str()? {
+impl Scope {
+    /// The name `key` (`v` or `s`).
+    pub(super) fn name(&self, key: &str) -> Option<Value> {
+        match key {
             "v" => Some(self.v.read().unwrap_or_else(|e| e.into_inner()).clone()),
             "s" => Some(self.s.clone()),
             _ => None,
         }
+    }
+}
+
+impl Object for Scope {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.name(key.as_str()?)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {

@@ -97,12 +97,24 @@ enum Arg {
 }
 
 /// `ctx.a.b...`; `None` when a part is undefined (the full evaluation then
-/// raises minijinja's own error).
+/// raises minijinja's own error). The engine's own objects (scope, event,
+/// state) are read directly, through the functions their `get_value`
+/// calls, without building a key value per step.
 fn lookup(ctx: &Value, parts: &[String]) -> Option<Value> {
+    use super::engine::{EventObj, Scope, StateObj};
     let mut cur = ctx.clone();
     for p in parts {
-        match cur.get_attr(p) {
-            Ok(next) if !next.is_undefined() => cur = next,
+        let next = if let Some(o) = cur.downcast_object_ref::<Scope>() {
+            o.name(p)
+        } else if let Some(o) = cur.downcast_object_ref::<EventObj>() {
+            o.field(p)
+        } else if let Some(o) = cur.downcast_object_ref::<StateObj>() {
+            o.var(p)
+        } else {
+            cur.get_attr(p).ok()
+        };
+        match next {
+            Some(next) if !next.is_undefined() => cur = next,
             _ => return None,
         }
     }
