@@ -71,12 +71,27 @@ pub struct Rules {
 
 impl Rules {
     pub fn load(source: &RuleSource, usage: &str, version: &str) -> anyhow::Result<Rules> {
+        // The policy pack (regex sets) takes most of the start-up: it
+        // loads on the other core while the rest loads here. Errors are
+        // reported in the order the loads were written.
+        let (policy, rest) = rayon::join(
+            || PolicyRules::load(source, usage, version),
+            || -> anyhow::Result<_> {
+                Ok((
+                    Ruleset::load(source, usage, version)?,
+                    PackageRules::load(source, usage, version)?,
+                    StatsConfig::load(source, usage, version)?,
+                    CodeRegistry::load(source)?,
+                ))
+            },
+        );
+        let (compliance, package, stats, codes) = rest?;
         Ok(Rules {
-            compliance: Ruleset::load(source, usage, version)?,
-            package: PackageRules::load(source, usage, version)?,
-            stats: StatsConfig::load(source, usage, version)?,
-            codes: CodeRegistry::load(source)?,
-            policy: match PolicyRules::load(source, usage, version) {
+            compliance,
+            package,
+            stats,
+            codes,
+            policy: match policy {
                 Ok(p) => Some(p),
                 Err(PolicyError::Missing { .. }) => None,
                 Err(e) => return Err(e.into()),
@@ -478,6 +493,36 @@ struct Collectors<'a> {
     extra: crate::check::runcheck::Collector,
     /// How the read ended: its summary, or why it failed.
     read: Option<Result<crate::mllog::ScanSummary, std::io::Error>>,
+    /// Which collectors besides policy read the record being handed over,
+    /// and its key.
+    readers: Option<Readers>,
+    readers_key: String,
+}
+
+/// Which collectors besides policy (which reads every record) read a
+/// record with a given key.
+#[derive(Debug, Clone, Copy)]
+struct Readers {
+    /// The `RUN*` checks.
+    extra: bool,
+    /// The package facts.
+    pkg: bool,
+    /// The run statistics.
+    run: bool,
+}
+
+impl Readers {
+    fn of(key: &str) -> Readers {
+        Readers {
+            extra: crate::check::runcheck::wanted(key),
+            pkg: logscan::wanted(key),
+            run: stats::reader::wanted(key),
+        }
+    }
+
+    fn any(self) -> bool {
+        self.extra || self.pkg || self.run
+    }
 }
 
 impl<'a> Collectors<'a> {
@@ -491,6 +536,8 @@ impl<'a> Collectors<'a> {
             hash: ContentHash::default(),
             extra: crate::check::runcheck::Collector::default(),
             read: None,
+            readers: None,
+            readers_key: String::new(),
         }
     }
 
@@ -575,21 +622,44 @@ impl rules::Observer for Collectors<'_> {
             || crate::check::runcheck::wanted(key)
     }
 
-    fn record(&mut self, r: &crate::mllog::Record<'_>) {
-        let e = r.to_event();
-        if crate::check::runcheck::wanted(&e.key) {
+    fn wants_metadata(&mut self, key: &str) -> bool {
+        let readers = Readers::of(key);
+        // Kept for the record() call that follows (the key tests are
+        // substring searches: worth doing once per record).
+        self.readers_key.clear();
+        self.readers_key.push_str(key);
+        self.readers = Some(readers);
+        readers.any() || (self.pol.is_some() && policy::Collector::reads_metadata(key))
+    }
+
+    fn record(
+        &mut self,
+        r: &crate::mllog::Record<'_>,
+        value: &minijinja::Value,
+        metadata: Option<&minijinja::Value>,
+    ) {
+        // The serde values the collectors read, converted from the
+        // engine's decode; `metadata` is null where no collector reads it.
+        let e = r.to_event_with(value, metadata);
+        let readers = match self.readers.take() {
+            Some(k) if self.readers_key == e.key => k,
+            _ => Readers::of(&e.key),
+        };
+        if readers.extra {
             self.extra.event(&e);
         }
         if let Some(p) = self.pol.as_mut() {
             p.event(&e);
         }
         if let Some(c) = self.pkg.as_mut() {
-            if logscan::wanted(&e.key) {
+            if readers.pkg {
                 c.event(&e);
             }
         }
         if let Some(run) = self.run.as_mut() {
-            run.event(e);
+            if readers.run {
+                run.event(e);
+            }
         }
     }
 

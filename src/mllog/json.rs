@@ -167,6 +167,51 @@ pub fn unescape(lit: &str) -> String {
     }
 }
 
+/// A rule value read by [`parse`] as the `serde_json` value
+/// `serde_json::from_str` gives for the same text, without reading the text
+/// again: integers beyond 64 bits become floats, as serde_json reads them;
+/// `NaN` and the infinities, which serde_json cannot hold, become `null`.
+/// One difference: serde_json reads the integer `-0` as the float `-0.0`,
+/// and the rule value cannot tell `-0` from `0` (the caller keeps the text).
+pub fn to_serde(v: &Value) -> serde_json::Value {
+    use minijinja::value::ValueKind;
+    use serde_json::Value as J;
+    let float = |f: f64| serde_json::Number::from_f64(f).map_or(J::Null, J::Number);
+    match v.kind() {
+        ValueKind::Bool => J::Bool(v.is_true()),
+        ValueKind::Number if v.is_integer() => {
+            if let Ok(i) = i64::try_from(v.clone()) {
+                J::from(i)
+            } else if let Ok(u) = u64::try_from(v.clone()) {
+                J::from(u)
+            } else {
+                i128::try_from(v.clone()).map_or(J::Null, |i| float(i as f64))
+            }
+        }
+        ValueKind::Number => f64::try_from(v.clone()).map_or(J::Null, float),
+        ValueKind::String => J::String(v.as_str().unwrap_or_default().to_string()),
+        ValueKind::Seq => J::Array(
+            v.try_iter()
+                .map(|items| items.map(|x| to_serde(&x)).collect())
+                .unwrap_or_default(),
+        ),
+        ValueKind::Map => J::Object(
+            v.as_object()
+                .and_then(|o| o.try_iter_pairs())
+                .map(|pairs| {
+                    pairs
+                        .map(|(k, x)| {
+                            let k = k.as_str().map_or_else(|| k.to_string(), str::to_string);
+                            (k, to_serde(&x))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
+        _ => J::Null,
+    }
+}
+
 /// A JSON string literal's text if it is one (quotes included).
 pub fn as_string_literal(raw: &str) -> Option<String> {
     raw.starts_with('"').then(|| unescape(raw))
@@ -343,27 +388,31 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The word scalar (`true`, `false`, `null`, `NaN`, `Infinity`,
+    /// `-Infinity`) at the cursor, consumed; `None` (nothing consumed) when
+    /// there is none and a number may follow. The first byte picks the one
+    /// word to compare.
+    fn word_scalar(&mut self) -> Option<Value> {
+        let (w, v): (&[u8], Value) = match self.peek()? {
+            b't' => (b"true", Value::from(true)),
+            b'f' => (b"false", Value::from(false)),
+            b'n' => (b"null", Value::from(())),
+            b'N' => (b"NaN", Value::from(f64::NAN)),
+            b'I' => (b"Infinity", Value::from(f64::INFINITY)),
+            b'-' if self.b.get(self.i + 1) == Some(&b'I') => {
+                (b"-Infinity", Value::from(f64::NEG_INFINITY))
+            }
+            _ => return None,
+        };
+        self.word(w).then_some(v)
+    }
+
     /// `true`, `false`, `null`, a number, `NaN`, `Infinity`, `-Infinity`.
     fn scalar(&mut self) -> R<Value> {
-        if self.word(b"true") {
-            return Ok(Value::from(true));
+        match self.word_scalar() {
+            Some(v) => Ok(v),
+            None => self.number(),
         }
-        if self.word(b"false") {
-            return Ok(Value::from(false));
-        }
-        if self.word(b"null") {
-            return Ok(Value::from(()));
-        }
-        if self.word(b"NaN") {
-            return Ok(Value::from(f64::NAN));
-        }
-        if self.word(b"Infinity") {
-            return Ok(Value::from(f64::INFINITY));
-        }
-        if self.word(b"-Infinity") {
-            return Ok(Value::from(f64::NEG_INFINITY));
-        }
-        self.number()
     }
 
     fn digits(&mut self) -> usize {
@@ -432,21 +481,12 @@ impl<'a> Cursor<'a> {
         Ok(Value::from(text.parse::<f64>().unwrap_or(f64::NAN)))
     }
 
-    /// Skips a scalar without building it.
+    /// Skips a scalar without building it (a word's value has no heap part).
     fn skip_scalar(&mut self) -> R<()> {
-        for w in [
-            &b"true"[..],
-            b"false",
-            b"null",
-            b"NaN",
-            b"Infinity",
-            b"-Infinity",
-        ] {
-            if self.word(w) {
-                return Ok(());
-            }
+        match self.word_scalar() {
+            Some(_) => Ok(()),
+            None => self.number_span().map(|_| ()),
         }
-        self.number_span().map(|_| ())
     }
 
     /// Skips a string literal; returns the span of its contents and whether
@@ -627,6 +667,33 @@ mod tests {
         assert!(skip(&deep).is_err());
         let ok = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
         assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn to_serde_reads_as_serde_json_does() {
+        for text in [
+            "null",
+            "true",
+            "-0.0",
+            "1.0",
+            "7",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "123456789012345678901234567890",
+            "1.5e3",
+            "0.7512345",
+            "\"caf\\u00e9 \\\"q\\\"\"",
+            "[1, [2.5, \"x\"], {}]",
+            "{\"b\": 1, \"a\": {\"c\": [null, false]}, \"b\": 2}",
+        ] {
+            let ours = to_serde(&parse(text).unwrap_or_default());
+            let theirs: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+            assert_eq!(ours, theirs, "{text}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+        }
+        // What serde_json cannot read, it read through the rule value: null.
+        let v = to_serde(&parse("[NaN, Infinity, 1e999, 2]").unwrap_or_default());
+        assert_eq!(v, serde_json::json!([null, null, null, 2]));
     }
 
     #[test]

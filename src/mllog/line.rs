@@ -58,6 +58,34 @@ impl Record<'_> {
             metadata: to_serde(self.metadata),
         }
     }
+
+    /// [`Record::to_event`] from the rule values the caller already
+    /// decoded (converted, not read again); `metadata` `None`: not
+    /// needed, `null`.
+    pub fn to_event_with(
+        &self,
+        value: &minijinja::Value,
+        metadata: Option<&minijinja::Value>,
+    ) -> Event {
+        Event {
+            line: self.line,
+            time_ms: self.time_ms,
+            key: self.key.clone().into_owned(),
+            event_type: self.event_type.clone().map(Cow::into_owned),
+            value: convert(self.value, value),
+            metadata: metadata.map_or(serde_json::Value::Null, |m| convert(self.metadata, m)),
+        }
+    }
+}
+
+/// The serde_json value of `raw`, from its rule value `decoded`; a text
+/// with a `-0` (serde_json reads the integer `-0` as the float `-0.0`, the
+/// rule value as `0`) is read again as before. Rare in logs.
+fn convert(raw: &str, decoded: &minijinja::Value) -> serde_json::Value {
+    if memchr::memmem::find(raw.as_bytes(), b"-0").is_some() {
+        return to_serde(raw);
+    }
+    json::to_serde(decoded)
 }
 
 fn to_serde(raw: &str) -> serde_json::Value {

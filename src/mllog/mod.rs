@@ -216,7 +216,7 @@ fn handle_piece(
     on_raw: &mut impl FnMut(&[u8]),
 ) {
     let marker = format.marker();
-    let Some(pos) = memchr::memmem::rfind(piece, marker) else {
+    let Some(pos) = last_marker(format, piece) else {
         return;
     };
     on_raw(&piece[pos..]);
@@ -253,6 +253,31 @@ fn handle_piece(
         }
         Err(error) => summary.malformed(line_no, error.to_string(), body),
     }
+}
+
+/// Where the last marker of `piece` starts. A forward search, repeated
+/// after each hit, beats `memmem::rfind` (no vector prefilter backwards)
+/// several times over on real lines, which hold one marker.
+fn last_marker(format: Format, piece: &[u8]) -> Option<usize> {
+    static FINDERS: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::OnceLock::new();
+    let [mllog, mll] = FINDERS.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new(MARKER),
+            memchr::memmem::Finder::new(MLL_MARKER),
+        ]
+    });
+    let finder = match format {
+        Format::Mllog => mllog,
+        Format::Mll => mll,
+    };
+    let mut last = None;
+    let mut from = 0;
+    while let Some(i) = finder.find(&piece[from..]) {
+        last = Some(from + i);
+        from += i + 1;
+    }
+    last
 }
 
 fn excerpt(body: &[u8]) -> String {

@@ -150,6 +150,12 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Whether [`Collector::event`] reads the `metadata` of a record with
+    /// this key (elsewhere it may be left `null`).
+    pub fn reads_metadata(key: &str) -> bool {
+        key == "eval_accuracy"
+    }
+
     pub fn event(&mut self, e: &crate::mllog::Event) {
         let m = &self.rules.signals;
         let facts = &mut self.facts;

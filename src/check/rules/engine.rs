@@ -105,8 +105,14 @@ pub trait Observer {
     /// Whether a well-formed record with this key should be decoded and
     /// handed to [`Observer::record`].
     fn wants(&mut self, key: &str) -> bool;
-    /// A well-formed record it wants, in file order.
-    fn record(&mut self, r: &Record<'_>);
+    /// Whether it reads the `metadata` of a record with this key it wants
+    /// (decoding it costs more than the rest of most records).
+    fn wants_metadata(&mut self, key: &str) -> bool;
+    /// A well-formed record it wants, in file order, with its `value` and
+    /// (when [`Observer::wants_metadata`] said so) its `metadata` as the
+    /// rules read them: each is decoded once, for the rules and the
+    /// observer alike.
+    fn record(&mut self, r: &Record<'_>, value: &Value, metadata: Option<&Value>);
     /// The bytes from the marker to the end of every line that carries one
     /// (what a content hash of the MLLOG part needs).
     fn raw(&mut self, bytes: &[u8]);
@@ -306,13 +312,15 @@ fn as_text(raw: &str) -> Option<String> {
     }
 }
 
-pub(super) fn to_ev(r: &Record<'_>) -> Ev {
+/// The event of a record whose `value` (and maybe `metadata`) is decoded;
+/// an undecoded `metadata` is decoded on first use.
+pub(super) fn to_ev(r: &Record<'_>, value: Value, metadata: Option<Value>) -> Ev {
     let key = Value::from(r.key.as_ref());
     let v = Value::from_object(EventObj {
         key: key.clone(),
-        value: r.value(),
+        value,
         metadata_raw: r.metadata.into(),
-        metadata: OnceLock::new(),
+        metadata: metadata.map_or_else(OnceLock::new, OnceLock::from),
         time_ms: Value::from(r.time_ms),
         line: Value::from(r.line),
         event_type: r.event_type.as_deref().map(Value::from).unwrap_or_default(),
@@ -359,9 +367,10 @@ pub(super) struct EventObj {
     pub(super) event_type: Value,
 }
 
-impl Object for EventObj {
-    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        Some(match key.as_str()? {
+impl EventObj {
+    /// The field `key` (what `v.<key>` reads).
+    pub(super) fn field(&self, key: &str) -> Option<Value> {
+        Some(match key {
             "key" => self.key.clone(),
             "value" => self.value.clone(),
             "metadata" => self
@@ -373,6 +382,12 @@ impl Object for EventObj {
             "event_type" => self.event_type.clone(),
             _ => return None,
         })
+    }
+}
+
+impl Object for EventObj {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.field(key.as_str()?)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
@@ -404,11 +419,17 @@ impl StateObj {
     }
 }
 
+impl StateObj {
+    /// The variable `key` (what `s.<key>` reads).
+    pub(super) fn var(&self, key: &str) -> Option<Value> {
+        let vars = self.vars.read().unwrap_or_else(|e| e.into_inner());
+        vars.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+}
+
 impl Object for StateObj {
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        let vars = self.vars.read().unwrap_or_else(|e| e.into_inner());
-        let key = key.as_str()?;
-        vars.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        self.var(key.as_str()?)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
@@ -425,13 +446,20 @@ pub(super) struct Scope {
     pub(super) s: Value,
 }
 
-impl Object for Scope {
-    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        match key.as_str()? {
+impl Scope {
+    /// The name `key` (`v` or `s`).
+    pub(super) fn name(&self, key: &str) -> Option<Value> {
+        match key {
             "v" => Some(self.v.read().unwrap_or_else(|e| e.into_inner()).clone()),
             "s" => Some(self.s.clone()),
             _ => None,
         }
+    }
+}
+
+impl Object for Scope {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.name(key.as_str()?)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {

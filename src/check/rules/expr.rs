@@ -59,8 +59,10 @@ pub const MAX_UNARY_RUN: usize = 32;
 pub const MAX_NESTING: usize = 32;
 
 /// A compiled expression, with a shortcut for the shapes most rules use: a
-/// constant (`true`, `9e99`), a path (`s.run_started`, `v.metadata.status`)
-/// or its negation (`not s.init_stopped`). A shortcut that meets anything
+/// constant (`true`, `9e99`), a path (`s.run_started`, `v.metadata.status`),
+/// its negation (`not s.init_stopped`), or `min`/`max` of paths and
+/// constants (`min(s.first_init_start, v.time_ms)`, run on every
+/// `init_start`, half the records of a 5.0 log). A shortcut that meets anything
 /// unusual (an undefined name) falls back to the full evaluation, so errors
 /// are exactly minijinja's. Evaluating through minijinja's VM costs a few
 /// thousand instructions; a shortcut a few dozen.
@@ -76,7 +78,47 @@ pub struct Expr {
 enum Fast {
     None,
     Const(Value),
-    Path { not: bool, parts: Vec<String> },
+    Path {
+        not: bool,
+        parts: Vec<String>,
+    },
+    /// `min(...)` (`min: true`) or `max(...)` of constants and paths.
+    Extreme {
+        min: bool,
+        args: Vec<Arg>,
+    },
+}
+
+/// An argument of a [`Fast::Extreme`].
+#[derive(Debug)]
+enum Arg {
+    Const(Value),
+    Path(Vec<String>),
+}
+
+/// `ctx.a.b...`; `None` when a part is undefined (the full evaluation then
+/// raises minijinja's own error). The engine's own objects (scope, event,
+/// state) are read directly, through the functions their `get_value`
+/// calls, without building a key value per step.
+fn lookup(ctx: &Value, parts: &[String]) -> Option<Value> {
+    use super::engine::{EventObj, Scope, StateObj};
+    let mut cur = ctx.clone();
+    for p in parts {
+        let next = if let Some(o) = cur.downcast_object_ref::<Scope>() {
+            o.name(p)
+        } else if let Some(o) = cur.downcast_object_ref::<EventObj>() {
+            o.field(p)
+        } else if let Some(o) = cur.downcast_object_ref::<StateObj>() {
+            o.var(p)
+        } else {
+            cur.get_attr(p).ok()
+        };
+        match next {
+            Some(next) if !next.is_undefined() => cur = next,
+            _ => return None,
+        }
+    }
+    Some(cur)
 }
 
 impl Expr {
@@ -85,23 +127,25 @@ impl Expr {
         match &self.fast {
             Fast::Const(v) => return Ok(v.clone()),
             Fast::Path { not, parts } => {
-                let mut cur = ctx.clone();
-                let mut ok = true;
-                for p in parts {
-                    match cur.get_attr(p) {
-                        Ok(next) if !next.is_undefined() => cur = next,
-                        _ => {
-                            ok = false;
-                            break;
-                        }
-                    }
-                }
-                if ok {
+                if let Some(cur) = lookup(&ctx, parts) {
                     return Ok(if *not {
                         Value::from(!cur.is_true())
                     } else {
                         cur
                     });
+                }
+            }
+            Fast::Extreme { min, args } => {
+                let values: Option<Vec<Value>> = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Const(v) => Some(v.clone()),
+                        Arg::Path(parts) => lookup(&ctx, parts),
+                    })
+                    .collect();
+                // An error is left to the full evaluation, which words it.
+                if let Some(Ok(v)) = values.map(|vals| extreme(&vals, *min)) {
+                    return Ok(v);
                 }
             }
             Fast::None => {}
@@ -149,6 +193,35 @@ fn path_shape(src: &str) -> Option<(bool, Vec<String>)> {
         )
     };
     (parts.len() >= 2 && parts.iter().all(|p| ident(p) && !reserved(p))).then_some((not, parts))
+}
+
+/// `min(a, b, ...)` or `max(...)` whose arguments are each a path
+/// (`s.x`, `v.time_ms`) or a literal without names, nothing else.
+fn extreme_shape(src: &str) -> Option<(bool, Vec<Arg>)> {
+    let (min, rest) = if let Some(r) = src.strip_prefix("min(") {
+        (true, r)
+    } else {
+        (false, src.strip_prefix("max(")?)
+    };
+    let inner = rest.strip_suffix(')')?;
+    // Nothing nested, no strings: a comma always separates arguments.
+    if inner.contains(['(', ')', '[', ']', '{', '}', '"', '\'', '~']) {
+        return None;
+    }
+    let mut args = Vec::new();
+    for a in inner.split(',') {
+        let a = a.trim();
+        if let Some((false, parts)) = path_shape(a) {
+            args.push(Arg::Path(parts));
+            continue;
+        }
+        let e = env().compile_expression(a).ok()?;
+        if !e.undeclared_variables(false).is_empty() {
+            return None;
+        }
+        args.push(Arg::Const(e.eval(()).ok()?));
+    }
+    (!args.is_empty()).then_some((min, args))
 }
 
 fn env() -> &'static Environment<'static> {
@@ -334,6 +407,8 @@ pub fn compile(source: &str, state_vars: &dyn Fn(&str) -> bool) -> Result<Expr, 
         }
     } else if let Some((not, parts)) = path_shape(src) {
         Fast::Path { not, parts }
+    } else if let Some((min, args)) = extreme_shape(src) {
+        Fast::Extreme { min, args }
     } else {
         Fast::None
     };
@@ -557,6 +632,42 @@ mod tests {
             eval("v.value * 1152 == 2880.0", v).ok(),
             Some(Value::from(true))
         );
+    }
+
+    #[test]
+    fn min_max_shortcut_agrees_with_the_full_evaluation() {
+        let ctx = |v: serde_json::Value, s: serde_json::Value| {
+            context! { v => Value::from_serialize(v), s => Value::from_serialize(s) }
+        };
+        let cases = [
+            ("min(s.a, v.time_ms)", serde_json::json!({"a": 9e99})),
+            ("min(s.a, v.time_ms)", serde_json::json!({"a": 3})),
+            ("max(s.a, v.time_ms, 7)", serde_json::json!({"a": 3})),
+            ("min(s.a, v.time_ms)", serde_json::json!({"a": "x"})),
+            ("min(s.a, v.time_ms)", serde_json::json!({})),
+            ("max(s.a)", serde_json::json!({"a": [4, 1.5, 9]})),
+            ("max(s.a)", serde_json::json!({"a": []})),
+            ("min(-1, 2.5)", serde_json::json!({})),
+        ];
+        for (src, state) in cases {
+            let e = compile(src, &|_| true).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert!(
+                matches!(e.fast, Fast::Extreme { .. } | Fast::Const(_)),
+                "{src}"
+            );
+            let c = ctx(serde_json::json!({"time_ms": 5.5}), state);
+            let fast = e.eval(c.clone()).map_err(|e| e.to_string());
+            let full = e.inner.eval(c).map_err(|e| e.to_string());
+            assert_eq!(fast, full, "{src}");
+        }
+        for src in [
+            "min(s.a, len(v.value))",
+            "max('a', s.b)",
+            "min(s.a ~ s.b, 1)",
+        ] {
+            let e = compile(src, &|_| true).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert!(matches!(e.fast, Fast::None), "{src}");
+        }
     }
 
     #[test]

@@ -152,8 +152,15 @@ impl<'a, 'r> Run<'a, 'r> {
                 reader,
                 |k| keys.contains(k) || obs.borrow_mut().as_mut().is_some_and(|o| o.wants(k)),
                 |r| {
+                    // The one decode of the record's value (and metadata,
+                    // when the observer reads it), shared with the observer.
+                    let value = r.value();
+                    let mut metadata = None;
                     if let Some(o) = obs.borrow_mut().as_mut() {
-                        o.record(r);
+                        if o.wants_metadata(&r.key) {
+                            metadata = Some(r.metadata());
+                        }
+                        o.record(r, &value, metadata.as_ref());
                         if !keys.contains(r.key.as_ref()) {
                             return;
                         }
@@ -161,7 +168,7 @@ impl<'a, 'r> Run<'a, 'r> {
                     if let Some(f) = facts.as_deref_mut() {
                         f.note(r);
                     }
-                    let ev = to_ev(r);
+                    let ev = to_ev(r, value, metadata);
                     if buffering {
                         buffer_bytes += r.value.len() + r.metadata.len() + 64;
                         if buffer.len() < REPLAY_EVENTS && buffer_bytes < REPLAY_BYTES {
