@@ -45,16 +45,17 @@ fn fixture_logs() -> Vec<PathBuf> {
 }
 
 /// Runs mlaudit with standard output a pipe whose read end is closed
-/// before anything is read; returns the exit code and standard error.
+/// before the process starts (so its first write fails, however quickly
+/// it writes); returns the exit code and standard error.
 fn with_closed_pipe(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
-    let mut child = bin()
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = bin()
         .args(args)
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mlaudit");
-    drop(child.stdout.take());
-    let out = child.wait_with_output().expect("wait for mlaudit");
+        .output()
+        .expect("run mlaudit");
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
