@@ -25,7 +25,7 @@ use crate::aggregate::stats::{
     data::StatsConfig,
     reader::{ContentHash, FolderRuns, RunCollector, RunInfo},
 };
-use crate::check::policy::{self, PolicyError, PolicyRules};
+use crate::check::policy::{self, PolicyRules};
 use crate::check::rules::{self, LogCheck, Ruleset, Verdict};
 use crate::config::Config;
 use crate::discover::{self, tree::FileRef, BenchmarkDir, InputKind};
@@ -76,11 +76,7 @@ impl Rules {
             package: PackageRules::load(source, usage, version)?,
             stats: StatsConfig::load(source, usage, version)?,
             codes: CodeRegistry::load(source)?,
-            policy: match PolicyRules::load(source, usage, version) {
-                Ok(p) => Some(p),
-                Err(PolicyError::Missing { .. }) => None,
-                Err(e) => return Err(e.into()),
-            },
+            policy: PolicyRules::find(source, usage, version)?,
             repo: crate::aggregate::package::repo::RepoRules::load(source)?,
             version: version.to_string(),
         })

@@ -25,7 +25,7 @@ pub mod prefilter;
 pub mod rules;
 pub mod signals;
 
-pub use rules::{BenchmarkPolicy, PolicyError, PolicyRules};
+pub use rules::{BenchmarkPolicy, PolicyRules};
 
 use crate::discover::tree::ImplFile;
 use crate::finding::code;
