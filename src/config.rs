@@ -376,7 +376,7 @@ mod tests {
         let start = std::time::Instant::now();
         let (kept, waived) = apply_waivers(findings, &cfg, ".mlaudit.toml");
         assert_eq!(waived.len(), 400);
-        assert!(kept.iter().all(|f| f.code == "CFG001"));
+        assert!(kept.iter().all(|f| f.code == code::CFG001));
         // Compiling a glob per finding took about a minute here.
         assert!(
             start.elapsed() < std::time::Duration::from_secs(10),

@@ -531,7 +531,7 @@ impl<'a> Collectors<'a> {
                 &f.path,
                 format!("cannot read the log for the policy checks: {e}"),
             )
-            .with_help(p.help("POL040"))],
+            .with_help(p.help(code::POL040))],
             _ => Vec::new(),
         };
         policy.extend(extra);

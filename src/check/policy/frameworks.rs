@@ -5,7 +5,7 @@
 //! mllog names. Matching is by key path and value, in normal form
 //! ([`super::signals::normalize`]); this module only compiles and runs it.
 
-use crate::finding::Severity;
+use crate::finding::{code, Severity};
 use regex::{Regex, RegexSet};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -171,7 +171,7 @@ impl Frameworks {
                     (None, None, None) => String::new(),
                 };
                 // Repeatability notes are only reported outside vendored trees.
-                if s.code == "POL050" {
+                if s.code == code::POL050 {
                     own_text_patterns.push(text);
                 } else {
                     text_patterns.push(text);

@@ -315,8 +315,8 @@ impl PolicyRules {
         }))
     }
 
-    pub(crate) fn help(&self, code: &str) -> String {
-        self.help.get(code).cloned().unwrap_or_default()
+    pub(crate) fn help(&self, code: impl AsRef<str>) -> String {
+        self.help.get(code.as_ref()).cloned().unwrap_or_default()
     }
 
     pub(crate) fn rule(&self, anchor: &str) -> String {
