@@ -50,6 +50,12 @@ pub mod code {
         pub severity: Severity,
     }
 
+    impl AsRef<str> for Code {
+        fn as_ref(&self) -> &str {
+            self.id
+        }
+    }
+
     impl PartialEq<Code> for String {
         fn eq(&self, other: &Code) -> bool {
             self == other.id

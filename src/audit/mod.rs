@@ -25,7 +25,7 @@ use crate::aggregate::stats::{
     data::StatsConfig,
     reader::{ContentHash, FolderRuns, RunCollector, RunInfo},
 };
-use crate::check::policy::{self, PolicyError, PolicyRules};
+use crate::check::policy::{self, PolicyRules};
 use crate::check::rules::{self, LogCheck, Ruleset, Verdict};
 use crate::config::Config;
 use crate::discover::{self, tree::FileRef, BenchmarkDir, InputKind};
@@ -75,7 +75,7 @@ impl Rules {
         // loads on the other core while the rest loads here. Errors are
         // reported in the order the loads were written.
         let (policy, rest) = rayon::join(
-            || PolicyRules::load(source, usage, version),
+            || PolicyRules::find(source, usage, version),
             || -> anyhow::Result<_> {
                 Ok((
                     Ruleset::load(source, usage, version)?,
@@ -91,11 +91,7 @@ impl Rules {
             package,
             stats,
             codes,
-            policy: match policy {
-                Ok(p) => Some(p),
-                Err(PolicyError::Missing { .. }) => None,
-                Err(e) => return Err(e.into()),
-            },
+            policy: policy?,
             repo: crate::aggregate::package::repo::RepoRules::load(source)?,
             version: version.to_string(),
         })
@@ -601,7 +597,7 @@ impl<'a> Collectors<'a> {
                 &f.path,
                 format!("cannot read the log for the policy checks: {e}"),
             )
-            .with_help(p.help("POL040"))],
+            .with_help(p.help(code::POL040))],
             _ => Vec::new(),
         };
         policy.extend(extra);

@@ -10,7 +10,7 @@
 use super::paths::{display_root, join};
 use super::tree::*;
 use crate::finding::code;
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -211,9 +211,10 @@ impl Walker {
         out
     }
 
-    fn note(&mut self, code: &str, path: &str, message: String, help: &str) {
+    /// A finding about an entry the walk ignores (PKG012, PKG013: notes).
+    fn note(&mut self, code: code::Code, path: &str, message: String, help: &str) {
         self.findings
-            .push(Finding::new(code, Severity::Note, path, message).with_help(help));
+            .push(Finding::of(code, path, message).with_help(help));
     }
 }
 
@@ -317,7 +318,7 @@ fn discover_package(input: &Path, root: String) -> Submission {
             ("benchmarks" | "benchmark", Kind::Dir) => walk_implementations(&mut w, &mut s, &e),
             (name, Kind::File) if SHIPPED_REPORTS.contains(&name) => {
                 w.note(
-                    "PKG012",
+                    code::PKG012,
                     &e.path,
                     format!("{name}: output of an official tool shipped in the package; ignored"),
                     "it is stale output; remove it, mlaudit recomputes everything",
@@ -326,7 +327,7 @@ fn discover_package(input: &Path, root: String) -> Submission {
             }
             (name, Kind::File) if ROOT_DOCS.contains(&name) => {}
             _ => w.note(
-                "PKG013",
+                code::PKG013,
                 &e.path,
                 format!("unexpected entry '{}' at the package root; ignored", e.name),
                 "a package holds systems/, results/, benchmarks/ and optional licence/readme files",
@@ -363,7 +364,7 @@ fn walk_systems(w: &mut Walker, s: &mut Submission, dir: &Entry) {
                 },
             }),
             _ => w.note(
-                "PKG013",
+                code::PKG013,
                 &e.path,
                 format!(
                     "'{}' in systems/ is not a system description (*.json); ignored",
@@ -382,7 +383,7 @@ fn walk_results(w: &mut Walker, s: &mut Submission, dir: &Entry) {
     for sys in w.list(&dir.fs, &dir.path) {
         if sys.kind != Kind::Dir {
             w.note(
-                "PKG013",
+                code::PKG013,
                 &sys.path,
                 format!("'{}' in results/ is not a system folder; ignored", sys.name),
                 "results/ holds one folder per system description id",
@@ -412,7 +413,7 @@ fn walk_results(w: &mut Walker, s: &mut Submission, dir: &Entry) {
                     }
                 }
                 _ => w.note(
-                    "PKG013",
+                    code::PKG013,
                     &bm.path,
                     format!(
                         "'{}' in results/{}/ is not a benchmark folder; ignored",
@@ -435,7 +436,7 @@ fn walk_scaling(w: &mut Walker, s: &mut Submission, system: &str, dir: &Entry) {
     for bm in w.list(&dir.fs, &dir.path) {
         if bm.kind != Kind::Dir {
             w.note(
-                "PKG013",
+                code::PKG013,
                 &bm.path,
                 format!(
                     "'{}' in results/{system}/{}/ is not a benchmark folder; ignored",

@@ -19,13 +19,18 @@
 //! - `time` is a log's time to train in seconds (run_start to run_stop, 0
 //!   when unknown; folder and package checks 0), a suite's the sum: a
 //!   property of the input, so the same input gives the same bytes. No
-//!   timestamps.
+//!   timestamps, no report UUID.
+//!
+//! The cases and suites are computed here; `quick-junit` writes the XML
+//! (escaping, and dropping characters XML cannot hold).
 
 use super::{BenchmarkReport, Report};
 use crate::aggregate::package::Verdict as FolderVerdict;
 use crate::check::rules::Verdict;
 use crate::finding::{Finding, Severity};
+use quick_junit as junit;
 use std::io::{self, Write};
+use std::time::Duration;
 
 struct Case {
     name: String,
@@ -52,97 +57,89 @@ struct Suite {
 }
 
 pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let suites = suites(report);
-    let tests: usize = suites.iter().map(|s| s.cases.len()).sum();
-    let failures = count(&suites, |o| matches!(o, Outcome::Fail(_)));
-    let skipped = count(&suites, |o| matches!(o, Outcome::Skipped(_)));
-    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(
-        out,
-        r#"<testsuites name="mlaudit {} {}" tests="{tests}" failures="{failures}" errors="0" skipped="{skipped}" time="{}">"#,
-        attr(&report.usage),
-        attr(&report.ruleset),
-        seconds(
-            suites
-                .iter()
-                .flat_map(|s| s.cases.iter())
-                .map(|c| c.time)
-                .sum()
-        )
-    )?;
-    for s in &suites {
-        let failures = count(std::slice::from_ref(s), |o| matches!(o, Outcome::Fail(_)));
-        let skipped = count(std::slice::from_ref(s), |o| {
-            matches!(o, Outcome::Skipped(_))
-        });
+    let mut xml = junit::Report::new(format!("mlaudit {} {}", report.usage, report.ruleset));
+    let mut total = 0.0;
+    for s in suites(report) {
+        let mut suite = junit::TestSuite::new(xml_text(&s.name).as_ref());
         let time: f64 = s.cases.iter().map(|c| c.time).sum();
-        writeln!(
-            out,
-            r#"  <testsuite name="{}" tests="{}" failures="{failures}" errors="0" skipped="{skipped}" time="{}">"#,
-            attr(&s.name),
-            s.cases.len(),
-            seconds(time)
-        )?;
-        for c in &s.cases {
-            write!(
-                out,
-                r#"    <testcase name="{}" classname="{}" time="{}""#,
-                attr(&c.name),
-                attr(&c.classname),
-                seconds(c.time)
-            )?;
-            if let Some(f) = &c.file {
-                write!(out, r#" file="{}""#, attr(f))?;
-            }
-            let body = c
-                .note
-                .iter()
-                .cloned()
-                .chain(c.findings.iter().map(line_of))
-                .collect::<Vec<_>>()
-                .join("\n");
-            match &c.outcome {
-                Outcome::Pass if body.is_empty() => writeln!(out, "/>")?,
-                Outcome::Pass => {
-                    writeln!(out, ">")?;
-                    writeln!(out, "      <system-out>{}</system-out>", escape(&body))?;
-                    writeln!(out, "    </testcase>")?;
-                }
-                Outcome::Fail(message) => {
-                    writeln!(out, ">")?;
-                    let kind = c
-                        .findings
-                        .iter()
-                        .find(|f| f.severity == Severity::Error)
-                        .map_or("mlaudit", |f| f.code.as_str());
-                    writeln!(
-                        out,
-                        r#"      <failure message="{}" type="{}">{}</failure>"#,
-                        attr(message),
-                        attr(kind),
-                        escape(&body)
-                    )?;
-                    writeln!(out, "    </testcase>")?;
-                }
-                Outcome::Skipped(message) => {
-                    writeln!(out, ">")?;
-                    writeln!(out, r#"      <skipped message="{}"/>"#, attr(message))?;
-                    writeln!(out, "    </testcase>")?;
-                }
-            }
-        }
-        writeln!(out, "  </testsuite>")?;
+        total += time;
+        suite.set_time(seconds(time));
+        suite.add_test_cases(s.cases.into_iter().map(test_case));
+        xml.add_test_suite(suite);
     }
-    writeln!(out, "</testsuites>")
+    xml.set_time(seconds(total));
+    // quick-junit ends the document with a newline.
+    xml.serialize(out).map_err(io::Error::other)
 }
 
-/// Seconds with millisecond precision, as JUnit readers expect.
-fn seconds(t: f64) -> String {
-    if t.is_finite() && t > 0.0 {
-        format!("{t:.3}")
-    } else {
-        "0".to_string()
+/// One case as quick-junit writes it: `<failure message type>` with the
+/// findings as its text, `<skipped message>`, or the findings (and the
+/// note) in `<system-out>` of a passing case.
+fn test_case(c: Case) -> junit::TestCase {
+    let body = c
+        .note
+        .iter()
+        .cloned()
+        .chain(c.findings.iter().map(line_of))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let body = xml_text(&body);
+    let status = match &c.outcome {
+        Outcome::Pass => junit::TestCaseStatus::success(),
+        Outcome::Fail(message) => {
+            let kind = c
+                .findings
+                .iter()
+                .find(|f| f.severity == Severity::Error)
+                .map_or("mlaudit", |f| f.code.as_str());
+            let mut st = junit::TestCaseStatus::non_success(junit::NonSuccessKind::Failure);
+            st.set_message(xml_text(message).as_ref()).set_type(kind);
+            st.set_description(body.as_ref());
+            st
+        }
+        Outcome::Skipped(message) => {
+            let mut st = junit::TestCaseStatus::skipped();
+            st.set_message(xml_text(message).as_ref());
+            st
+        }
+    };
+    let mut case = junit::TestCase::new(xml_text(&c.name).as_ref(), status);
+    case.set_classname(xml_text(&c.classname).as_ref());
+    case.set_time(seconds(c.time));
+    if let Some(f) = &c.file {
+        case.extra
+            .insert("file".into(), xml_text(f).as_ref().into());
     }
+    if matches!(c.outcome, Outcome::Pass) && !body.is_empty() {
+        case.set_system_out(body.as_ref());
+    }
+    case
+}
+
+/// `s` with the characters XML 1.0 cannot hold, even as a character
+/// reference (C0 controls but tab, newline and carriage return), written
+/// as `\xNN` escapes, as the text output writes them: dropped, two names
+/// that differ only there would look the same.
+fn xml_text(s: &str) -> std::borrow::Cow<'_, str> {
+    let cannot = |c: char| (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r');
+    if !s.chars().any(cannot) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if cannot(c) {
+            crate::report::escape::push(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A time in seconds as a duration (quick-junit writes it with millisecond
+/// precision); 0 when unknown.
+fn seconds(t: f64) -> Duration {
+    Duration::try_from_secs_f64(t).unwrap_or(Duration::ZERO)
 }
 
 /// A path as a JUnit class name: dots become `_`, since Jenkins and others
@@ -153,14 +150,6 @@ fn classname(path: &str) -> String {
     } else {
         path.replace('.', "_")
     }
-}
-
-fn count(suites: &[Suite], pred: impl Fn(&Outcome) -> bool) -> usize {
-    suites
-        .iter()
-        .flat_map(|s| s.cases.iter())
-        .filter(|c| pred(&c.outcome))
-        .count()
 }
 
 fn line_of(f: &Finding) -> String {
@@ -321,45 +310,42 @@ fn folder_case(b: &BenchmarkReport, findings: Vec<Finding>) -> Case {
     }
 }
 
-/// Escapes text for XML content and attribute values. Characters XML 1.0
-/// cannot hold at all (most control characters) become U+FFFD.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Escapes an attribute value: as [`escape`], with tabs and line breaks as
-/// character references (a parser turns raw ones into spaces).
-pub fn attr(s: &str) -> String {
-    escape(s)
-        .replace('\t', "&#9;")
-        .replace('\n', "&#10;")
-        .replace('\r', "&#13;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn escapes_markup_and_drops_what_xml_cannot_hold() {
-        assert_eq!(
-            escape(r#"<a href="x">&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;"
-        );
-        assert_eq!(escape("a\u{1}b\tc"), "a\u{FFFD}b\tc");
-        assert_eq!(attr("a\nb\t"), "a&#10;b&#9;");
+    fn markup_and_what_xml_cannot_hold_come_back_as_text() {
+        let case = Case {
+            name: "a<b>&\"c'".into(),
+            classname: "x".into(),
+            file: Some("x/a<b>.txt".into()),
+            time: 1.5,
+            note: None,
+            outcome: Outcome::Fail("m\u{1}<&>".into()),
+            findings: vec![Finding::new(
+                "BMK004",
+                Severity::Error,
+                "x/a<b>.txt",
+                "</failure>&'\"",
+            )],
+        };
+        let mut xml = junit::Report::new("r");
+        let mut suite = junit::TestSuite::new("s");
+        suite.add_test_case(test_case(case));
+        xml.add_test_suite(suite);
+        let text = xml.to_string().expect("serialize");
+        let doc = roxmltree::Document::parse(&text).expect("well-formed");
+        let tc = doc
+            .descendants()
+            .find(|n| n.has_tag_name("testcase"))
+            .expect("testcase");
+        assert_eq!(tc.attribute("name"), Some("a<b>&\"c'"));
+        assert_eq!(tc.attribute("time"), Some("1.500"));
+        assert_eq!(tc.attribute("file"), Some("x/a<b>.txt"));
+        let failure = tc.first_element_child().expect("failure");
+        assert_eq!(failure.attribute("message"), Some("m\\x01<&>"));
+        assert_eq!(failure.attribute("type"), Some("BMK004"));
+        assert!(failure.text().is_some_and(|t| t.contains("</failure>&'\"")));
     }
 }

@@ -224,6 +224,23 @@ pub fn load_yaml<T: serde::de::DeserializeOwned>(
         .map_err(|e| DataError::new(source, rel, e.to_string()))
 }
 
+/// The versions of `usage` whose round has `file` (`package.yaml`), as
+/// `4.1.0, 5.0.0`: what an error about a missing round file lists.
+pub fn rounds_with(source: &RuleSource, usage: &str, file: &str) -> String {
+    source
+        .list(usage)
+        .into_iter()
+        .filter(|v| {
+            source
+                .read(&format!("{usage}/{v}/{file}"))
+                .ok()
+                .flatten()
+                .is_some()
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `<usage>/<version>/inherit.yaml`: a round shares files with another one
 /// instead of copying them. A file the round does not have itself, whose
 /// path (relative to the round folder) is at or under an `inherit` entry and

@@ -176,9 +176,8 @@ pub fn official_only_failure(path: &str, flag: &str, theirs: &[Finding]) -> Opti
         String::new()
     };
     Some(
-        Finding::new(
-            "PKG030",
-            Severity::Warning,
+        Finding::of(
+            code::PKG030,
             path,
             format!(
                 "the official package_checker ignores the {flag} line (it ends with a newline), so it fails this folder: {first}{more}; mlaudit honours the bypass"
@@ -268,7 +267,8 @@ pub fn check_package_with(
             )
         };
         findings.push(
-            Finding::new("PKG009", sev, &at, msg)
+            // The registry's error, a note outside a package.
+            Finding::new(code::PKG009.id, sev, &at, msg)
                 .with_help(format!("add systems/{sys}.json describing the system")),
         );
     }

@@ -117,9 +117,10 @@ pub fn check_repo(rules: &RepoRules, root: &Path, shown: &str, version: &str) ->
         list.sort();
         let total = list.len();
         for (path, what) in list.into_iter().take(rules.max_listed) {
-            let message = match id {
-                "REPO001" => format!("name {what} starts with '.' or contains a space; git and the official repo_checker reject it"),
-                _ => what,
+            let message = if id == code::REPO001.id {
+                format!("name {what} starts with '.' or contains a space; git and the official repo_checker reject it")
+            } else {
+                what
             };
             findings.push(Finding::new(id, severity, &path, message));
         }

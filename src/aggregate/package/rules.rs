@@ -1,7 +1,7 @@
 //! Package rules of one round, read from `rules/<usage>/<version>/package.yaml`
 //! (format: `rules/README-package.md`). No threshold or list lives in Rust.
 
-use crate::rulebook::source::RuleSource;
+use crate::rulebook::source::{load_yaml, rounds_with, DataError, RuleSource};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -78,56 +78,27 @@ pub struct PackageRules {
     pub scaling_folders: bool,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum RulesError {
-    #[error("{path}: no package rules for this ruleset (known: {known})")]
-    Missing { path: String, known: String },
-    #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
-}
-
 impl PackageRules {
     /// Reads `<usage>/<version>/package.yaml` from `source`.
-    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Self, RulesError> {
+    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Self, DataError> {
         let rel = format!("{usage}/{version}/package.yaml");
-        let path = source.display(&rel);
-        let text = source.read(&rel).map_err(|e| RulesError::Invalid {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        let Some(text) = text else {
-            let known = source
-                .list(usage)
-                .into_iter()
-                .filter(|v| {
-                    source
-                        .read(&format!("{usage}/{v}/package.yaml"))
-                        .ok()
-                        .flatten()
-                        .is_some()
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(RulesError::Missing { path, known });
+        let Some(mut rules) = load_yaml::<PackageRules>(source, &rel)? else {
+            let known = rounds_with(source, usage, "package.yaml");
+            return Err(DataError::new(
+                source,
+                &rel,
+                format!("no package rules for this ruleset (known: {known})"),
+            ));
         };
-        let mut rules = Self::parse(&text, &path)?;
+        if rules.benchmarks.values().any(|b| b.result_files == 0) {
+            return Err(DataError::new(
+                source,
+                &rel,
+                "result_files must be at least 1",
+            ));
+        }
         // An inherited file (inherit.yaml) names the round that asked for it.
         rules.ruleset = format!("{usage}/{version}");
-        Ok(rules)
-    }
-
-    /// Parses the text of a `package.yaml`; `path` names it in errors.
-    pub fn parse(text: &str, path: &str) -> Result<Self, RulesError> {
-        let rules: PackageRules = serde_yaml::from_str(text).map_err(|e| RulesError::Invalid {
-            path: path.to_string(),
-            message: e.to_string(),
-        })?;
-        if rules.benchmarks.values().any(|b| b.result_files == 0) {
-            return Err(RulesError::Invalid {
-                path: path.to_string(),
-                message: "result_files must be at least 1".into(),
-            });
-        }
         Ok(rules)
     }
 

@@ -230,9 +230,21 @@ mod tests {
     fn every_emitted_code_is_documented() {
         let reg = CodeRegistry::load(&RuleSource::Embedded).unwrap_or_else(|e| panic!("{e}"));
         for code in [
-            "RCP001", "RCP002", "RCP003", "RCP004", "RCP005", "RCP006", "STA001", "STA002",
-            "STA003", "STA004", "STA005", "STA006",
-        ] {
+            code::RCP001,
+            code::RCP002,
+            code::RCP003,
+            code::RCP004,
+            code::RCP005,
+            code::RCP006,
+            code::STA001,
+            code::STA002,
+            code::STA003,
+            code::STA004,
+            code::STA005,
+            code::STA006,
+        ]
+        .map(|c| c.id)
+        {
             assert!(
                 reg.get(code).is_some(),
                 "{code} is not in rules/codes/stats.yaml"

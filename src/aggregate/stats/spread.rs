@@ -6,7 +6,7 @@ use super::ftest::{f_test, sample_variance};
 use super::rcp::RcpPoint;
 use super::reader::RunInfo;
 use crate::finding::code;
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -191,15 +191,14 @@ pub fn variance_findings(
         return Vec::new();
     };
     let (code, side, pv, t) = if low.p_low < p.f_test_alpha {
-        ("STA003", "small", low.p_low, low)
+        (code::STA003, "small", low.p_low, low)
     } else if high.p_high < p.f_test_alpha {
-        ("STA004", "large", high.p_high, high)
+        (code::STA004, "large", high.p_high, high)
     } else {
         return Vec::new();
     };
-    vec![Finding::new(
+    vec![Finding::of(
         code,
-        Severity::Warning,
         folder,
         format!(
             "convergence variance of the {} converged runs is implausibly {side} against the RCP at batch size {} (sd {:.4} (grid floor {:.4}) vs {:.4}, F = {:.4}, p = {pv:.2e}, alpha {})",

@@ -24,13 +24,12 @@ use super::interpolate::{expand, Env};
 use super::signals::normalize;
 use super::{LogFacts, PolicyRules};
 use crate::discover::tree::ImplFile;
-use crate::finding::{Finding, Severity};
+use crate::finding::{code, Finding};
 use regex::Regex;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The code of a config that contradicts its own log.
-pub const CODE: &str = "POL008";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,17 +82,11 @@ impl ConfigLog {
 pub fn load(
     source: &crate::rulebook::source::RuleSource,
     rel: &str,
-) -> Result<ConfigLog, super::PolicyError> {
-    let invalid = |message: String| super::PolicyError::Invalid {
-        path: source.display(rel),
-        message,
-    };
-    let text = source
-        .read(rel)
-        .map_err(|e| invalid(e.to_string()))?
-        .ok_or_else(|| invalid("cannot be read".into()))?;
-    let file: ConfigLogFile = serde_yaml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-    ConfigLog::new(file).map_err(invalid)
+) -> Result<ConfigLog, crate::rulebook::source::DataError> {
+    use crate::rulebook::source::{load_yaml, DataError};
+    let file: ConfigLogFile =
+        load_yaml(source, rel)?.ok_or_else(|| DataError::new(source, rel, "cannot be read"))?;
+    ConfigLog::new(file).map_err(|message| DataError::new(source, rel, message))
 }
 
 /// What one log said that a config may contradict: the first value and
@@ -300,7 +293,7 @@ fn contradictions(
     if sets.is_empty() {
         return out;
     }
-    let help = rules.help(CODE);
+    let help = rules.help(code::POL008);
     let rule = rules.config_log_rule();
     // The runs of the folder that contradict each key, in path order: one
     // finding at the first run's line and one per config place, not one per
@@ -345,9 +338,8 @@ fn contradictions(
             .map(|s| format!("{}:{} ({})", s.path, s.line, s.display))
             .collect();
         out.push(
-            Finding::new(
-                CODE,
-                Severity::Warning,
+            Finding::of(
+                code::POL008,
                 &run.path,
                 format!(
                     "{mllog} logged {value}, but the config of this run ({bm}) sets {}{others}",
@@ -364,9 +356,8 @@ fn contradictions(
                 continue;
             }
             out.push(
-                Finding::new(
-                    CODE,
-                    Severity::Warning,
+                Finding::of(
+                    code::POL008,
                     &s.path,
                     format!(
                         "{}: the run logs {mllog} {value} ({}:{line}{})",

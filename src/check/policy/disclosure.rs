@@ -28,7 +28,7 @@ pub fn check(rules: &PolicyRules, facts: &LogFacts, path: &str) -> Vec<Finding> 
                         missing.join(", ")
                     ),
                 )
-                .with_help(rules.help("POL020"))
+                .with_help(rules.help(code::POL020))
                 .with_rule(rules.rule("disclosure")),
             );
         }
@@ -46,7 +46,7 @@ pub fn check(rules: &PolicyRules, facts: &LogFacts, path: &str) -> Vec<Finding> 
                         ),
                     )
                     .at_line(Some(*line))
-                    .with_help(rules.help("POL021"))
+                    .with_help(rules.help(code::POL021))
                     .with_rule(rules.rule("disclosure.low_precision_comm")),
                 );
             }

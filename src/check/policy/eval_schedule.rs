@@ -84,7 +84,7 @@ pub fn check(
     let finding = |line: u64, early: bool, msg: String| {
         let mut f = Finding::of(code::POL030, path, msg)
             .at_line(Some(line))
-            .with_help(rules.help("POL030"))
+            .with_help(rules.help(code::POL030))
             .with_rule(rule.clone());
         if !early {
             f.severity = Severity::Note;

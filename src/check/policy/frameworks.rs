@@ -5,7 +5,7 @@
 //! mllog names. Matching is by key path and value, in normal form
 //! ([`super::signals::normalize`]); this module only compiles and runs it.
 
-use crate::finding::Severity;
+use crate::finding::{code, Severity};
 use regex::{Regex, RegexSet};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -124,10 +124,6 @@ pub struct Frameworks {
     optimizer_key: Regex,
 }
 
-/// The code of repeatability notes: settings that decide whether runs
-/// repeat, reported apart from the findings (never a verdict).
-pub const REPEATABILITY_CODE: &str = "POL050";
-
 fn key_re(p: &str) -> String {
     format!("(?:^|_)(?:{p})$")
 }
@@ -173,16 +169,16 @@ impl Frameworks {
                 if s.key.is_none() && s.value.is_none() {
                     return Err(format!("{where_}: needs a key or a value pattern"));
                 }
-                match (s.code == REPEATABILITY_CODE, s.effect.as_deref()) {
+                match (s.code == code::POL050, s.effect.as_deref()) {
                     (true, Some("repeatable" | "not_repeatable")) | (false, None) => {}
                     (true, _) => {
                         return Err(format!(
-                            "{where_}: a {REPEATABILITY_CODE} setting needs `effect: repeatable` or `effect: not_repeatable`"
+                            "{where_}: a {} setting needs `effect: repeatable` or `effect: not_repeatable`", code::POL050.id
                         ))
                     }
                     (false, Some(_)) => {
                         return Err(format!(
-                            "{where_}: `effect` is for {REPEATABILITY_CODE} settings only"
+                            "{where_}: `effect` is for {} settings only", code::POL050.id
                         ))
                     }
                 }
@@ -200,7 +196,7 @@ impl Frameworks {
                     (None, None, None) => String::new(),
                 };
                 // Repeatability notes are only reported outside vendored trees.
-                if s.code == REPEATABILITY_CODE {
+                if s.code == code::POL050 {
                     own_text_patterns.push(text);
                 } else {
                     text_patterns.push(text);

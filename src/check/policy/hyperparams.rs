@@ -3,7 +3,7 @@
 
 use super::{BenchmarkPolicy, LogFacts, PolicyRules};
 use crate::check::rules::engine::json_to_value;
-use crate::finding::{Finding, Severity};
+use crate::finding::{code, Finding};
 use minijinja::Value;
 use std::collections::BTreeMap;
 
@@ -56,15 +56,14 @@ pub fn check(
         if result.is_true() {
             continue;
         }
-        let (code, sev) = if c.definite {
-            ("POL004", Severity::Error)
+        let code = if c.definite {
+            code::POL004
         } else {
-            ("POL005", Severity::Warning)
+            code::POL005
         };
         out.push(
-            Finding::new(
+            Finding::of(
                 code,
-                sev,
                 path,
                 format!("{} = {} fails `{}` ({})", c.key, value, c.source, c.why),
             )

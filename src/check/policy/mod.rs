@@ -27,7 +27,7 @@ pub mod repeatability;
 pub mod rules;
 pub mod signals;
 
-pub use rules::{BenchmarkPolicy, PolicyError, PolicyRules};
+pub use rules::{BenchmarkPolicy, PolicyRules};
 
 use crate::discover::tree::ImplFile;
 use crate::finding::code;
@@ -39,8 +39,21 @@ use std::path::Path;
 /// Codes the policy checks emit besides the signal families (whose codes
 /// come from the signal data). Every one must be documented.
 pub const CODES: &[&str] = &[
-    "POL001", "POL002", "POL003", "POL004", "POL005", "POL006", "POL007", "POL008", "POL020",
-    "POL021", "POL030", "POL040", "POL041", "POL050", "CFG001",
+    code::POL001.id,
+    code::POL002.id,
+    code::POL003.id,
+    code::POL004.id,
+    code::POL005.id,
+    code::POL006.id,
+    code::POL007.id,
+    code::POL008.id,
+    code::POL020.id,
+    code::POL021.id,
+    code::POL030.id,
+    code::POL040.id,
+    code::POL041.id,
+    code::POL050.id,
+    code::CFG001.id,
 ];
 
 /// Bytes read to decide that a config file is binary.
@@ -251,7 +264,7 @@ pub fn check_log(
                 display_path,
                 format!("cannot read the log for the policy checks: {e}"),
             )
-            .with_help(rules.help("POL040"))]
+            .with_help(rules.help(code::POL040))]
         }
     };
     check_facts(rules, benchmark, division, display_path, &facts)
@@ -291,7 +304,7 @@ pub fn check_facts(
                     None => "division unknown: closed-division policy applied, errors reported as warnings".to_string(),
                 },
             )
-            .with_help(rules.help("POL006"))
+            .with_help(rules.help(code::POL006))
             .with_rule(rules.rule("division")),
         );
     }
@@ -311,7 +324,7 @@ pub fn check_facts(
                         path,
                         "benchmark unknown: optimizer, hyperparameter and eval-schedule policy not checked",
                     )
-                    .with_help(rules.help("POL006"))
+                    .with_help(rules.help(code::POL006))
                     .with_rule(rules.rule("benchmarks")),
                 );
             }
@@ -394,7 +407,7 @@ pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
     let by_path: HashMap<&str, &ImplFile> =
         files.iter().map(|f| (f.file.path.as_str(), f)).collect();
     out.retain(|x| {
-        if x.code != frameworks::REPEATABILITY_CODE {
+        if x.code != code::POL050 {
             return true;
         }
         let (bm, imp) = by_path
@@ -427,7 +440,7 @@ fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::
             path,
             format!("cannot read the implementation config: {e}"),
         )
-        .with_help(rules.help("POL040"))
+        .with_help(rules.help(code::POL040))
     };
     let meta = match std::fs::metadata(&f.file.fs) {
         Ok(m) => m,
@@ -443,7 +456,7 @@ fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::
                 cf.max_bytes
             ),
         )
-        .with_help(rules.help("POL041"))
+        .with_help(rules.help(code::POL041))
         .with_rule(rules.signal_rule("config_files"))));
     }
     let bytes = match crate::safe_io::read_regular(&f.file.fs, cf.max_bytes) {
@@ -550,7 +563,7 @@ fn entry_findings(
             }
             configs::HitKind::Setting(i) => {
                 let s = rules.frameworks.settings.get(*i)?;
-                if vendored && s.code == frameworks::REPEATABILITY_CODE {
+                if vendored && s.code == code::POL050 {
                     return None;
                 }
                 let (severity, tail) = if vendored && s.severity != Severity::Note {
@@ -599,7 +612,7 @@ fn entry_findings(
                         ),
                     )
                     .at_line(Some(h.line))
-                    .with_help(rules.help("POL007"))
+                    .with_help(rules.help(code::POL007))
                     .with_rule(rules.rule(&format!("benchmarks.{}.optimizer", f.benchmark))),
                 )
             }

@@ -2,7 +2,8 @@
 //! logged `opt_<name>_*` keys imply when there is no `opt_name`.
 
 use super::{BenchmarkPolicy, LogFacts, PolicyRules};
-use crate::finding::{Finding, Severity};
+use crate::finding::code::{self, Code};
+use crate::finding::Finding;
 use std::collections::BTreeMap;
 
 /// Optimizers whose own keys the log carries, with the first such key.
@@ -29,8 +30,8 @@ pub fn check(
     let reference = policy.optimizer.as_str();
     let rule = rules.rule(&format!("benchmarks.{benchmark}.optimizer"));
     let keys = inferred(rules, facts);
-    let finding = |code: &str, sev: Severity, line: Option<u64>, msg: String| {
-        Finding::new(code, sev, path, msg)
+    let finding = |code: Code, line: Option<u64>, msg: String| {
+        Finding::of(code, path, msg)
             .at_line(line)
             .with_help(rules.help(code))
             .with_rule(rule.clone())
@@ -42,14 +43,12 @@ pub fn check(
                 match name {
                     Some(n) if n == reference || policy.optimizer_also.iter().any(|a| a == n) => {}
                     Some(n) if n.eq_ignore_ascii_case(reference) => out.push(finding(
-                        "POL002",
-                        Severity::Warning,
+                        code::POL002,
                         Some(*line),
                         format!("opt_name '{n}' is the reference optimizer of {benchmark} spelled '{reference}' by the rules"),
                     )),
                     _ => out.push(finding(
-                        "POL001",
-                        Severity::Error,
+                        code::POL001,
                         Some(*line),
                         format!("opt_name {value} is not the reference optimizer of {benchmark}, '{reference}'"),
                     )),
@@ -63,8 +62,7 @@ pub fn check(
                 .collect();
             if !others.is_empty() {
                 out.push(finding(
-                    "POL003",
-                    Severity::Warning,
+                    code::POL003,
                     Some(*line),
                     format!(
                         "opt_name {value} but the log has keys of another optimizer: {}",
@@ -78,8 +76,7 @@ pub fn check(
                 let list: Vec<String> =
                     keys.iter().map(|(k, key)| format!("{key} ({k})")).collect();
                 out.push(finding(
-                    "POL003",
-                    Severity::Warning,
+                    code::POL003,
                     None,
                     format!(
                         "no opt_name, and the keys name several optimizers: {}",
@@ -90,8 +87,7 @@ pub fn check(
                 if !name.eq_ignore_ascii_case(reference) {
                     let line = facts.first.get(*key).map(|(_, l)| *l);
                     out.push(finding(
-                        "POL003",
-                        Severity::Warning,
+                        code::POL003,
                         line,
                         format!(
                             "no opt_name; {key} implies optimizer '{name}', the reference of {benchmark} is '{reference}'"

@@ -6,10 +6,9 @@
 //! here they leave the findings for a section of their own in the report
 //! (`check`) and in `mlaudit repeat`. They never change a verdict.
 
-use super::frameworks::REPEATABILITY_CODE;
 use super::PolicyRules;
 use crate::discover::tree::ImplFile;
-use crate::finding::Finding;
+use crate::finding::{code, Finding};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -37,9 +36,8 @@ pub fn split(
     rules: &PolicyRules,
     findings: Vec<Finding>,
 ) -> (Vec<Finding>, Vec<RepeatabilityNote>) {
-    let (notes, rest): (Vec<Finding>, Vec<Finding>) = findings
-        .into_iter()
-        .partition(|f| f.code == REPEATABILITY_CODE);
+    let (notes, rest): (Vec<Finding>, Vec<Finding>) =
+        findings.into_iter().partition(|f| f.code == code::POL050);
     let mut out: Vec<RepeatabilityNote> = notes
         .into_iter()
         .map(|f| {

@@ -8,7 +8,7 @@ use super::prefilter::Prefilter;
 use super::signals::{SignalMatcher, SignalsFile};
 use crate::check::rules::expr::{self, Expr};
 use crate::rulebook::codes::CodeRegistry;
-use crate::rulebook::source::RuleSource;
+use crate::rulebook::source::{load_yaml, rounds_with, DataError, RuleSource};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -147,18 +147,8 @@ pub struct PolicyRules {
     pub(crate) help: BTreeMap<String, String>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum PolicyError {
-    #[error("{path}: no policy pack for this ruleset (known: {known})")]
-    Missing { path: String, known: String },
-    #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
-    #[error(transparent)]
-    Codes(#[from] crate::rulebook::codes::CodesError),
-}
-
-fn compile(path: &str, what: &str, src: &str) -> Result<Expr, PolicyError> {
-    expr::compile(src, &|_| true).map_err(|e| PolicyError::Invalid {
+fn compile(path: &str, what: &str, src: &str) -> Result<Expr, DataError> {
+    expr::compile(src, &|_| true).map_err(|e| DataError {
         path: path.to_string(),
         message: format!("{what}: {e}"),
     })
@@ -166,43 +156,41 @@ fn compile(path: &str, what: &str, src: &str) -> Result<Expr, PolicyError> {
 
 impl PolicyRules {
     /// Reads `<usage>/<version>/policy.yaml`, the signal file it names and
-    /// the code documentation from `source`.
-    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Self, PolicyError> {
+    /// the code documentation from `source`; a round without a policy pack
+    /// is an error naming the rounds that have one.
+    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Self, DataError> {
+        Self::find(source, usage, version)?.ok_or_else(|| {
+            let known = rounds_with(source, usage, "policy.yaml");
+            DataError::new(
+                source,
+                &format!("{usage}/{version}/policy.yaml"),
+                format!("no policy pack for this ruleset (known: {known})"),
+            )
+        })
+    }
+
+    /// As [`PolicyRules::load`], `Ok(None)` when the round has no policy
+    /// pack (HPC rounds: `check` runs no policy checks there).
+    pub fn find(
+        source: &RuleSource,
+        usage: &str,
+        version: &str,
+    ) -> Result<Option<Self>, DataError> {
         let rel = format!("{usage}/{version}/policy.yaml");
         let path = source.display(&rel);
-        let invalid = |message: String| PolicyError::Invalid {
+        let invalid = |message: String| DataError {
             path: path.clone(),
             message,
         };
-        let Some(text) = source.read(&rel).map_err(|e| invalid(e.to_string()))? else {
-            let known = source
-                .list(usage)
-                .into_iter()
-                .filter(|v| {
-                    source
-                        .read(&format!("{usage}/{v}/policy.yaml"))
-                        .ok()
-                        .flatten()
-                        .is_some()
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(PolicyError::Missing { path, known });
+        let Some(file) = load_yaml::<PolicyFile>(source, &rel)? else {
+            return Ok(None);
         };
-        let file: PolicyFile = serde_yaml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         let signals_path = source.display(&file.signals);
-        let signals_text = source
-            .read(&file.signals)
-            .map_err(|e| invalid(format!("{}: {e}", file.signals)))?
+        let signals_file: SignalsFile = load_yaml(source, &file.signals)?
             .ok_or_else(|| invalid(format!("signals file {} not found", file.signals)))?;
-        let signals_file: SignalsFile =
-            serde_yaml::from_str(&signals_text).map_err(|e| PolicyError::Invalid {
-                path: signals_path.clone(),
-                message: e.to_string(),
-            })?;
         let fw_dir = signals_file.frameworks.trim_end_matches('/').to_string();
         let config_log_rel = signals_file.config_log.clone();
-        let signals = SignalMatcher::new(signals_file).map_err(|message| PolicyError::Invalid {
+        let signals = SignalMatcher::new(signals_file).map_err(|message| DataError {
             path: signals_path.clone(),
             message,
         })?;
@@ -214,25 +202,15 @@ impl PolicyRules {
                 continue;
             };
             let rel = format!("{fw_dir}/{name}");
-            let fw_invalid = |message: String| PolicyError::Invalid {
-                path: source.display(&rel),
-                message,
-            };
-            let text = source
-                .read(&rel)
-                .map_err(|e| fw_invalid(e.to_string()))?
-                .ok_or_else(|| fw_invalid("cannot be read".into()))?;
-            let file: FrameworkFile =
-                serde_yaml::from_str(&text).map_err(|e| fw_invalid(e.to_string()))?;
+            let file: FrameworkFile = load_yaml(source, &rel)?
+                .ok_or_else(|| DataError::new(source, &rel, "cannot be read"))?;
             fw_files.push((stem.to_string(), file));
         }
         if fw_files.is_empty() {
             return Err(invalid(format!("no framework files in {fw_dir}")));
         }
-        let frameworks = Frameworks::new(fw_files).map_err(|message| PolicyError::Invalid {
-            path: source.display(&fw_dir),
-            message,
-        })?;
+        let frameworks = Frameworks::new(fw_files)
+            .map_err(|message| DataError::new(source, &fw_dir, message))?;
         let mut words = signals.patterns.clone();
         words.extend(frameworks.text_patterns.iter().cloned());
         let mut own = frameworks.own_text_patterns.clone();
@@ -328,7 +306,7 @@ impl PolicyRules {
                 },
             );
         }
-        Ok(PolicyRules {
+        Ok(Some(PolicyRules {
             ruleset: file.ruleset,
             policy_path: path,
             signals_path,
@@ -342,11 +320,11 @@ impl PolicyRules {
             config_log,
             config_log_path: source.display(&config_log_rel),
             help,
-        })
+        }))
     }
 
-    pub(crate) fn help(&self, code: &str) -> String {
-        self.help.get(code).cloned().unwrap_or_default()
+    pub(crate) fn help(&self, code: impl AsRef<str>) -> String {
+        self.help.get(code.as_ref()).cloned().unwrap_or_default()
     }
 
     pub(crate) fn rule(&self, anchor: &str) -> String {

@@ -6,7 +6,7 @@ use super::expr::{self, CompileError, Expr};
 use super::pack::{AggregateSpec, EndSpec, PackFile, Require, RuleSpec};
 use crate::finding::Severity;
 use crate::rulebook::codes::CodeRegistry;
-use crate::rulebook::source::RuleSource;
+use crate::rulebook::source::{load_yaml, DataError, RuleSource};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A ruleset ready to check logs: compiled once, shared read-only.
@@ -37,13 +37,11 @@ pub fn log_format(
     source: &RuleSource,
     usage: &str,
     version: &str,
-) -> Result<crate::mllog::Format, crate::rulebook::source::DataError> {
+) -> Result<crate::mllog::Format, DataError> {
     let rel = format!("{usage}/{version}/log_format.yaml");
-    Ok(
-        crate::rulebook::source::load_yaml::<LogFormatFile>(source, &rel)?
-            .map(|f| f.format)
-            .unwrap_or_default(),
-    )
+    Ok(load_yaml::<LogFormatFile>(source, &rel)?
+        .map(|f| f.format)
+        .unwrap_or_default())
 }
 
 pub const ROOT_PACK: &str = "common";
@@ -117,33 +115,16 @@ pub struct End {
     pub check: Vec<(String, Expr)>,
 }
 
-/// Why a ruleset could not be loaded (exit status 2).
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("unknown ruleset '{usage} {version}'; available: {available}")]
-    UnknownRuleset {
-        usage: String,
-        version: String,
-        available: String,
-    },
-    #[error("{path}: {message}")]
-    Pack { path: String, message: String },
-    #[error("--rules {path}: {message}")]
-    RulesDir { path: String, message: String },
-    #[error("{0}")]
-    Codes(#[from] crate::rulebook::codes::CodesError),
-}
-
 /// A rules folder given by the user must be a readable folder.
-fn check_dir(source: &RuleSource) -> Result<(), LoadError> {
+fn check_dir(source: &RuleSource) -> Result<(), DataError> {
     if let RuleSource::Dir(root) = source {
         let message = match std::fs::metadata(root) {
             Ok(m) if m.is_dir() => return Ok(()),
             Ok(_) => "is a file, not a folder of rule data".to_string(),
             Err(e) => e.to_string(),
         };
-        return Err(LoadError::RulesDir {
-            path: root.display().to_string(),
+        return Err(DataError {
+            path: format!("--rules {}", root.display()),
             message,
         });
     }
@@ -198,7 +179,9 @@ fn available_by_usage(source: &RuleSource, usage: &str) -> String {
 }
 
 impl Ruleset {
-    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Ruleset, LoadError> {
+    /// Why a ruleset cannot be loaded is a [`DataError`] naming the file (or
+    /// the missing round's compliance folder); the app exits with status 2.
+    pub fn load(source: &RuleSource, usage: &str, version: &str) -> Result<Ruleset, DataError> {
         check_dir(source)?;
         let codes = CodeRegistry::load(source)?;
         Self::load_with_codes(source, &codes, usage, version)
@@ -209,7 +192,7 @@ impl Ruleset {
         codes: &CodeRegistry,
         usage: &str,
         version: &str,
-    ) -> Result<Ruleset, LoadError> {
+    ) -> Result<Ruleset, DataError> {
         check_dir(source)?;
         let dir = format!("{usage}/{version}/compliance");
         let files: Vec<String> = source
@@ -218,28 +201,24 @@ impl Ruleset {
             .filter(|n| n.ends_with(".yaml"))
             .collect();
         if files.is_empty() || !files.iter().any(|f| f == "common.yaml") {
-            return Err(LoadError::UnknownRuleset {
-                usage: usage.to_string(),
-                version: version.to_string(),
-                available: available_by_usage(source, usage),
-            });
+            return Err(DataError::new(
+                source,
+                &dir,
+                format!(
+                    "unknown ruleset '{usage} {version}'; available: {}",
+                    available_by_usage(source, usage)
+                ),
+            ));
         }
         let mut packs = BTreeMap::new();
         let mut keys = BTreeSet::new();
         for file in files {
             let rel = format!("{dir}/{file}");
-            let path = source.display(&rel);
-            let err = |message: String| LoadError::Pack {
-                path: path.clone(),
-                message,
-            };
-            let text = source
-                .read(&rel)
-                .map_err(|e| err(e.to_string()))?
-                .unwrap_or_default();
-            let spec: PackFile = serde_yaml::from_str(&text).map_err(|e| err(e.to_string()))?;
+            let spec: PackFile = load_yaml(source, &rel)?
+                .ok_or_else(|| DataError::new(source, &rel, "cannot be read"))?;
             let name = file.trim_end_matches(".yaml").to_string();
-            let pack = compile_pack(&name, &rel, spec, codes).map_err(err)?;
+            let pack = compile_pack(&name, &rel, spec, codes)
+                .map_err(|message| DataError::new(source, &rel, message))?;
             for r in &pack.rules {
                 keys.insert(r.key.clone());
             }
@@ -248,10 +227,7 @@ impl Ruleset {
             }
             packs.insert(name, pack);
         }
-        let format = log_format(source, usage, version).map_err(|e| LoadError::Pack {
-            path: e.path,
-            message: e.message,
-        })?;
+        let format = log_format(source, usage, version)?;
         Ok(Ruleset {
             usage: usage.to_string(),
             version: version.to_string(),

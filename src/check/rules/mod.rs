@@ -13,4 +13,4 @@ mod walk;
 pub mod watchdog;
 
 pub use engine::{check_bytes, check_file, check_file_observed, LogCheck, Observer, Verdict};
-pub use load::{available_rulesets, available_versions, log_format, LoadError, Ruleset};
+pub use load::{available_rulesets, available_versions, log_format, Ruleset};
