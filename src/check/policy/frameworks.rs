@@ -117,9 +117,6 @@ pub struct Frameworks {
     pub text_patterns: Vec<String>,
     /// The same for what is reported only outside vendored trees.
     pub own_text_patterns: Vec<String>,
-    /// Any key+value or value pattern matches (a quick test before the sets).
-    any_key: Regex,
-    any_value: Regex,
     /// Key paths that name an optimizer (normal form, suffix).
     optimizer_key: Regex,
 }
@@ -298,16 +295,7 @@ impl Frameworks {
         text_patterns: Vec<String>,
         own_text_patterns: Vec<String>,
     ) -> Result<Frameworks, String> {
-        let any = |pats: &[String]| -> Result<Regex, String> {
-            if pats.is_empty() {
-                Regex::new("[^\\s\\S]").map_err(|e| e.to_string())
-            } else {
-                Regex::new(&pats.join("|")).map_err(|e| e.to_string())
-            }
-        };
         Ok(Frameworks {
-            any_key: any(&kp)?,
-            any_value: any(&vp)?,
             text_patterns,
             own_text_patterns,
             settings,
@@ -360,8 +348,8 @@ impl Frameworks {
         if self.settings.is_empty() {
             return out;
         }
-        let key_any = !key.is_empty() && self.any_key.is_match(key);
-        let value_any = !value.is_empty() && self.any_value.is_match(value);
+        let key_any = !key.is_empty() && self.keys.is_match(key);
+        let value_any = !value.is_empty() && self.values.is_match(value);
         if !key_any && !value_any {
             return out;
         }
