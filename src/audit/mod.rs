@@ -74,18 +74,21 @@ impl Rules {
         // The policy pack (regex sets) takes most of the start-up: it
         // loads on the other core while the rest loads here. Errors are
         // reported in the order the loads were written.
+        // The code registry is read once and shared by both halves (after
+        // the check that a `--rules DIR` is a folder, whose error comes first).
+        crate::check::rules::load::check_dir(source)?;
+        let codes = CodeRegistry::load(source)?;
         let (policy, rest) = rayon::join(
-            || PolicyRules::find(source, usage, version),
+            || PolicyRules::find_with_codes(source, &codes, usage, version),
             || -> anyhow::Result<_> {
                 Ok((
-                    Ruleset::load(source, usage, version)?,
+                    Ruleset::load_with_codes(source, &codes, usage, version)?,
                     PackageRules::load(source, usage, version)?,
                     StatsConfig::load(source, usage, version)?,
-                    CodeRegistry::load(source)?,
                 ))
             },
         );
-        let (compliance, package, stats, codes) = rest?;
+        let (compliance, package, stats) = rest?;
         Ok(Rules {
             compliance,
             package,

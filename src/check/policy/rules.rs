@@ -176,6 +176,17 @@ impl PolicyRules {
         usage: &str,
         version: &str,
     ) -> Result<Option<Self>, DataError> {
+        let registry = CodeRegistry::load(source)?;
+        Self::find_with_codes(source, &registry, usage, version)
+    }
+
+    /// As [`PolicyRules::find`], with the code registry already loaded.
+    pub fn find_with_codes(
+        source: &RuleSource,
+        registry: &CodeRegistry,
+        usage: &str,
+        version: &str,
+    ) -> Result<Option<Self>, DataError> {
         let rel = format!("{usage}/{version}/policy.yaml");
         let path = source.display(&rel);
         let invalid = |message: String| DataError {
@@ -217,7 +228,6 @@ impl PolicyRules {
         own.push("optimizer|optim|opt".to_string());
         let prefilter =
             Prefilter::new(&words, &own).map_err(|e| invalid(format!("prefilter: {e}")))?;
-        let registry = CodeRegistry::load(source)?;
         let mut help = BTreeMap::new();
         let fw_codes: Vec<String> = frameworks.settings.iter().map(|s| s.code.clone()).collect();
         for code in signals

@@ -116,7 +116,7 @@ pub struct End {
 }
 
 /// A rules folder given by the user must be a readable folder.
-fn check_dir(source: &RuleSource) -> Result<(), DataError> {
+pub(crate) fn check_dir(source: &RuleSource) -> Result<(), DataError> {
     if let RuleSource::Dir(root) = source {
         let message = match std::fs::metadata(root) {
             Ok(m) if m.is_dir() => return Ok(()),
