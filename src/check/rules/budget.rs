@@ -14,8 +14,9 @@
 //!   expression named, before the allocation is made. Outside an
 //!   evaluation it costs one thread-local read per allocation.
 
+use mimalloc::MiMalloc;
 use minijinja::value::{Value, ValueKind};
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 
 /// Most bytes one expression evaluation may hold at once.
@@ -100,34 +101,41 @@ fn stop() -> ! {
     std::process::exit(2);
 }
 
-/// The system allocator, counting the bytes of expression evaluations.
+/// mimalloc, counting the bytes of expression evaluations.
+///
+/// mimalloc rather than the system allocator: a `check` allocates and frees
+/// millions of small values (record fields, rule-engine values), and glibc's
+/// malloc/free were 16% of the instructions of a v5.0 NVIDIA check
+/// (callgrind, one thread: 2,718M in all; 2,423M with mimalloc). Built with
+/// `no_thp`: with transparent huge pages the peak RSS of that check doubled
+/// (26 MB -> 60 MB); without them it is 29 MB.
 pub struct BoundedAlloc;
 
-// SAFETY: every call is forwarded to `System` unchanged; counting only
+// SAFETY: every call is forwarded to `MiMalloc` unchanged; counting only
 // reads and writes thread-local cells.
 unsafe impl GlobalAlloc for BoundedAlloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         account(layout.size() as isize);
-        System.alloc(layout)
+        MiMalloc.alloc(layout)
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         account(layout.size() as isize);
-        System.alloc_zeroed(layout)
+        MiMalloc.alloc_zeroed(layout)
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         account(-(layout.size() as isize));
-        System.dealloc(ptr, layout)
+        MiMalloc.dealloc(ptr, layout)
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         account(new_size as isize - layout.size() as isize);
-        System.realloc(ptr, layout, new_size)
+        MiMalloc.realloc(ptr, layout, new_size)
     }
 }
 
