@@ -143,13 +143,16 @@ pub fn collect<R: Read>(rules: &PolicyRules, reader: R) -> std::io::Result<LogFa
     Ok(c.finish())
 }
 
+/// Most distinct keys whose signal match one log's collector remembers.
+const MAX_KEYS_CACHED: usize = 4096;
+
 /// Collects [`LogFacts`] from events as a log streams by, so the policy
 /// checks can share one pass over the file with other checks. Feed it every
 /// record, in order.
 pub struct Collector<'a> {
     rules: &'a PolicyRules,
     facts: LogFacts,
-    key_cache: HashMap<String, Option<signals::SignalMatch>>,
+    key_cache: crate::check::KeyMap<Option<signals::SignalMatch>>,
     seen: BTreeSet<(String, usize)>,
 }
 
@@ -158,7 +161,7 @@ impl<'a> Collector<'a> {
         Collector {
             rules,
             facts: LogFacts::default(),
-            key_cache: HashMap::new(),
+            key_cache: crate::check::KeyMap::default(),
             seen: BTreeSet::new(),
         }
     }
@@ -180,7 +183,11 @@ impl<'a> Collector<'a> {
             Some(hit) => hit.clone(),
             None => {
                 let hit = m.match_name(&e.key);
-                self.key_cache.insert(e.key.clone(), hit.clone());
+                // Bounded: a log of a million distinct keys must not grow
+                // the cache with it (real logs have about 100).
+                if self.key_cache.len() < MAX_KEYS_CACHED {
+                    self.key_cache.insert(e.key.clone(), hit.clone());
+                }
                 hit
             }
         };

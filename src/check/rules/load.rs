@@ -7,7 +7,7 @@ use super::pack::{AggregateSpec, EndSpec, PackFile, Require, RuleSpec};
 use crate::finding::Severity;
 use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::{load_yaml, DataError, RuleSource};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A ruleset ready to check logs: compiled once, shared read-only.
 #[derive(Debug)]
@@ -60,7 +60,7 @@ pub struct Pack {
     pub state: Vec<(String, Expr)>,
     pub aggregates: Vec<Aggregate>,
     pub rules: Vec<Rule>,
-    pub by_key: HashMap<String, usize>,
+    pub by_key: crate::check::KeyMap<usize>,
     pub end: Vec<End>,
 }
 
@@ -324,7 +324,7 @@ fn compile_pack(
     }
 
     let mut rules = Vec::new();
-    let mut by_key = HashMap::new();
+    let mut by_key = crate::check::KeyMap::default();
     for RuleSpec {
         key,
         code,
