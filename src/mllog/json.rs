@@ -495,7 +495,9 @@ impl<'a> Cursor<'a> {
         self.expect(b'"', "expected a string")?;
         let start = self.i;
         let mut escaped = false;
-        while let Some(&c) = self.b.get(self.i) {
+        loop {
+            self.i += plain_run(&self.b[self.i.min(self.b.len())..]);
+            let Some(&c) = self.b.get(self.i) else { break };
             match c {
                 b'"' => {
                     let end = self.i;
@@ -601,9 +603,74 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// How many bytes at the start of `b` a string literal holds before its
+/// first `"`, `\\` or control character, eight bytes at a time (the
+/// classic "has a zero byte" / "has a byte less than" word tests); the
+/// last few bytes (fewer than eight) are left to the caller's byte loop.
+/// MLLOG metadata is mostly plain strings (file names, messages).
+#[inline]
+fn plain_run(b: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w);
+        // A byte below 0x20, or equal to '"' or '\\'. Bytes >= 0x80 never
+        // count as below 0x20: their high bit is masked out by `!x`.
+        let lt = x.wrapping_sub(LO * 0x20) & !x & HI;
+        let q = x ^ (LO * u64::from(b'"'));
+        let bs = x ^ (LO * u64::from(b'\\'));
+        let eq_q = q.wrapping_sub(LO) & !q & HI;
+        let eq_bs = bs.wrapping_sub(LO) & !bs & HI;
+        let hit = lt | eq_q | eq_bs;
+        if hit != 0 {
+            // A borrow can only flag bytes above (after) a special one, so
+            // the lowest flag is the first special byte.
+            return n + (hit.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_runs_stop_at_the_first_special_byte() {
+        // The word-at-a-time scan against the plain definition, for every
+        // position of every special byte and a few neighbours.
+        let slow = |b: &[u8]| {
+            b.iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .unwrap_or(b.len())
+        };
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for len in 0..40 {
+                for at in 0..len {
+                    for fill in [b'a', 0x21, 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']'] {
+                        let mut b = vec![fill; len];
+                        b[at] = special;
+                        let fast = plain_run(&b);
+                        let tail = len - len % 8;
+                        let want = slow(&b);
+                        // Exact within whole words; the tail is the caller's.
+                        if want < tail {
+                            assert_eq!(fast, want, "{b:?}");
+                        } else {
+                            assert_eq!(fast, tail, "{b:?}");
+                        }
+                    }
+                }
+            }
+        }
+        // Two special bytes in one word: the first counts.
+        assert_eq!(plain_run(b"ab\x01c\"defgh"), 2);
+        assert_eq!(plain_run("aé€\u{1F600}xxxxxxxx".as_bytes()), 16);
+    }
 
     #[test]
     fn python_extensions() {
