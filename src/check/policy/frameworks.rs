@@ -295,18 +295,24 @@ impl Frameworks {
         text_patterns: Vec<String>,
         own_text_patterns: Vec<String>,
     ) -> Result<Frameworks, String> {
+        // The four sets are compiled in parallel (the largest part of the
+        // policy pack's start-up), errors in this order.
+        let ((keys, values), (n_keys, n_values)) = rayon::join(
+            || rayon::join(|| set(&kp), || set(&vp)),
+            || rayon::join(|| set(&nkp), || set(&nvp)),
+        );
         Ok(Frameworks {
             text_patterns,
             own_text_patterns,
             settings,
-            keys: set(&kp)?,
+            keys: keys?,
             key_idx: ki,
-            values: set(&vp)?,
+            values: values?,
             value_idx: vi,
             neighbours,
-            n_keys: set(&nkp)?,
+            n_keys: n_keys?,
             n_key_idx: nki,
-            n_values: set(&nvp)?,
+            n_values: n_values?,
             n_value_idx: nvi,
             optimizers,
             same_optimizers,

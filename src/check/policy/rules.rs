@@ -201,27 +201,37 @@ impl PolicyRules {
             .ok_or_else(|| invalid(format!("signals file {} not found", file.signals)))?;
         let fw_dir = signals_file.frameworks.trim_end_matches('/').to_string();
         let config_log_rel = signals_file.config_log.clone();
-        let signals = SignalMatcher::new(signals_file).map_err(|message| DataError {
+        // The framework files are read before anything is compiled, so the
+        // two largest compilations (the signal regexes and the framework
+        // regex sets) run side by side; errors are still reported in the
+        // order the parts are written: signals, config_log, frameworks.
+        let config_log = super::config_log::load(source, &config_log_rel);
+        let fw_files = (|| -> Result<Vec<(String, FrameworkFile)>, DataError> {
+            let mut fw_files = Vec::new();
+            for name in source.list(&fw_dir) {
+                let Some(stem) = name.strip_suffix(".yaml") else {
+                    continue;
+                };
+                let rel = format!("{fw_dir}/{name}");
+                let file: FrameworkFile = load_yaml(source, &rel)?
+                    .ok_or_else(|| DataError::new(source, &rel, "cannot be read"))?;
+                fw_files.push((stem.to_string(), file));
+            }
+            if fw_files.is_empty() {
+                return Err(invalid(format!("no framework files in {fw_dir}")));
+            }
+            Ok(fw_files)
+        })();
+        let (signals, frameworks) = rayon::join(
+            || SignalMatcher::new(signals_file),
+            || fw_files.map(Frameworks::new),
+        );
+        let signals = signals.map_err(|message| DataError {
             path: signals_path.clone(),
             message,
         })?;
-        // After the signals, whose errors come first.
-        let config_log = super::config_log::load(source, &config_log_rel)?;
-        let mut fw_files = Vec::new();
-        for name in source.list(&fw_dir) {
-            let Some(stem) = name.strip_suffix(".yaml") else {
-                continue;
-            };
-            let rel = format!("{fw_dir}/{name}");
-            let file: FrameworkFile = load_yaml(source, &rel)?
-                .ok_or_else(|| DataError::new(source, &rel, "cannot be read"))?;
-            fw_files.push((stem.to_string(), file));
-        }
-        if fw_files.is_empty() {
-            return Err(invalid(format!("no framework files in {fw_dir}")));
-        }
-        let frameworks = Frameworks::new(fw_files)
-            .map_err(|message| DataError::new(source, &fw_dir, message))?;
+        let config_log = config_log?;
+        let frameworks = frameworks?.map_err(|message| DataError::new(source, &fw_dir, message))?;
         let mut words = signals.patterns.clone();
         words.extend(frameworks.text_patterns.iter().cloned());
         let mut own = frameworks.own_text_patterns.clone();
