@@ -89,7 +89,7 @@ pub struct Listed<'a> {
     config: Option<&'a Config>,
     /// An error the official tools would report too.
     official_fail: bool,
-    /// An error neither only mlaudit's and waived.
+    /// An error, unless only mlaudit checks it and a waiver silences it.
     fail: bool,
     /// `path: message` of each finding the official tools fail on and
     /// mlaudit does not, in the order they came.
@@ -299,5 +299,77 @@ impl<'a> Listed<'a> {
             waived,
             findings,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rulebook::source::RuleSource;
+
+    /// What the report listed when every finding was kept to the end:
+    /// sorted, duplicates dropped, the first ones of each group, and how
+    /// many more.
+    fn reference(mut all: Vec<Finding>) -> (Vec<Finding>, usize) {
+        sort_findings(&mut all);
+        let more = all.len().saturating_sub(MAX_FINDINGS_PER_FOLDER);
+        all.truncate(MAX_FINDINGS_PER_FOLDER);
+        (all, more)
+    }
+
+    #[test]
+    fn a_group_lists_what_keeping_everything_listed() {
+        // 700 findings, 350 distinct, in an order that evicts some early
+        // and brings their duplicates back after.
+        let make = |i: usize| {
+            Finding::new(
+                "LOG002",
+                Severity::Error,
+                &format!("d/r_{:03}.txt", i % 350),
+                "x",
+            )
+        };
+        let order: Vec<usize> = (0..700).map(|i| (i * 337) % 700).collect();
+        let all: Vec<Finding> = order.iter().map(|&i| make(i)).collect();
+        let mut g = Group::default();
+        for f in all.clone() {
+            g.push(f);
+        }
+        assert_eq!(g.finish(), reference(all));
+    }
+
+    #[test]
+    fn merged_gatherings_list_and_count_as_one() {
+        let codes = CodeRegistry::load(&RuleSource::Embedded).expect("codes");
+        let make = |i: usize| {
+            Finding::new(
+                "STA001",
+                Severity::Error,
+                &format!("d/r_{i:03}.txt"),
+                "copy",
+            )
+        };
+        let mut one = Listed::new(&codes, None, &["d"]);
+        let mut other = one.fork();
+        for i in 0..300 {
+            one.add(make(i));
+            other.add(make(i + 150));
+        }
+        one.merge(other);
+        let done = one.finish("");
+        assert!(done.fail);
+        assert_eq!(done.folders, vec![(600, 0)]);
+        let listed = done
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error);
+        assert_eq!(listed.count(), MAX_FINDINGS_PER_FOLDER);
+        assert!(
+            done.findings
+                .iter()
+                .any(|f| f.message.starts_with("350 more STA001 findings")),
+            "{:?}",
+            done.findings.iter().map(|f| &f.message).collect::<Vec<_>>()
+        );
     }
 }
