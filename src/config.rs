@@ -311,7 +311,17 @@ pub fn apply_waivers(
             None => kept.push(f),
         }
     }
-    for (w, used) in cfg.waivers.iter().zip(used) {
+    kept.extend(unused_waivers(cfg, &used, config_path));
+    crate::finding::sort_findings(&mut kept);
+    crate::finding::sort_findings(&mut waived);
+    (kept, waived)
+}
+
+/// A CFG001 warning, at its line of `config_path`, for each waiver of `cfg`
+/// whose `used` flag is not set (it matched no finding).
+pub fn unused_waivers(cfg: &Config, used: &[bool], config_path: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (w, &used) in cfg.waivers.iter().zip(used) {
         if !used {
             let mut what = w.code.clone();
             if let Some(p) = &w.path {
@@ -320,7 +330,7 @@ pub fn apply_waivers(
             if let Some(l) = w.line {
                 what.push_str(&format!(" line {l}"));
             }
-            kept.push(
+            out.push(
                 Finding::of(
                     code::CFG001,
                     config_path,
@@ -333,9 +343,7 @@ pub fn apply_waivers(
             );
         }
     }
-    crate::finding::sort_findings(&mut kept);
-    crate::finding::sort_findings(&mut waived);
-    (kept, waived)
+    out
 }
 
 #[cfg(test)]

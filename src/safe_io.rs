@@ -2,7 +2,8 @@
 //! link or over an input.
 //!
 //! Everything mlaudit reads whole (the project config, rule data, system
-//! descriptions, `package_checker_params`, implementation configs) is read
+//! descriptions, `package_checker_params`, implementation configs, an
+//! existing git hook) is read
 //! with [`read_regular`]: only a regular file (after following links) is
 //! opened, so a FIFO cannot block and `/dev/zero` cannot fill memory, and
 //! no more than a limit is read. The limits are named here and listed in
@@ -19,6 +20,14 @@ pub const MAX_RULE_FILE_BYTES: u64 = 16 << 20;
 pub const MAX_SYSTEM_JSON_BYTES: u64 = 1 << 20;
 /// Largest `package_checker_params` or other small package file read whole.
 pub const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
+
+/// Largest existing git hook `hook install` and `uninstall` read, to tell
+/// whether mlaudit wrote it (real hooks are a few kB).
+pub const MAX_HOOK_BYTES: u64 = 1 << 20;
+/// Most of a log read to guess its round from `submission_benchmark`.
+pub const MAX_ROUND_GUESS_BYTES: u64 = 16 << 20;
+/// Longest log line read back to quote it (`repeat`).
+pub const MAX_QUOTED_LINE_BYTES: u64 = 64 << 10;
 
 /// Reads the whole of `path`, which must be a regular file (links are
 /// followed) of at most `limit` bytes. The error says which rule was broken;

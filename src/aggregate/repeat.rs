@@ -544,16 +544,44 @@ fn add_text(d: &mut Divergence, reference: &Path, other: &Path) {
     }
 }
 
+/// Line `line` of `path`, its first 400 characters. Lines are skipped
+/// without being kept, and at most
+/// [`MAX_QUOTED_LINE_BYTES`](crate::safe_io::MAX_QUOTED_LINE_BYTES) of the
+/// one quoted are read: a log of one endless line is not read whole.
 fn read_line(path: &Path, line: u64) -> Option<String> {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
     let file = crate::safe_io::open_regular(path).ok()?;
+    if line == 0 {
+        return Some(String::new());
+    }
     let mut reader = std::io::BufReader::new(file);
-    let mut buf = Vec::new();
-    for _ in 0..line {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf).ok()? == 0 {
-            return None;
+    for _ in 1..line {
+        // Skip a line: consume up to its newline, holding nothing.
+        loop {
+            let chunk = reader.fill_buf().ok()?;
+            if chunk.is_empty() {
+                return None;
+            }
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => {
+                    reader.consume(at + 1);
+                    break;
+                }
+                None => {
+                    let n = chunk.len();
+                    reader.consume(n);
+                }
+            }
         }
+    }
+    let mut buf = Vec::new();
+    if (&mut reader)
+        .take(crate::safe_io::MAX_QUOTED_LINE_BYTES)
+        .read_until(b'\n', &mut buf)
+        .ok()?
+        == 0
+    {
+        return None;
     }
     let text = String::from_utf8_lossy(&buf).trim().to_string();
     Some(text.chars().take(400).collect())

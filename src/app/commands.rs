@@ -389,6 +389,7 @@ fn run_check(
         bert_train_samples: args.rcp_bert_train_samples,
         write_scaling: args.write_scaling,
         config: settings.config.clone(),
+        keep_runs: args.html.is_some(),
     };
     let terminal = progress.then(TerminalBar::new);
     let bar: &dyn Progress = match &terminal {

@@ -156,7 +156,9 @@ pub fn install(
         path: path.clone(),
         source,
     };
-    let outcome = match std::fs::read(&path) {
+    // Bounded, and only a regular file (a link to one is followed): a hook
+    // that is a link to /dev/zero or a FIFO is refused, not read forever.
+    let outcome = match crate::safe_io::read_regular(&path, crate::safe_io::MAX_HOOK_BYTES) {
         Ok(old) if is_ours(&String::from_utf8_lossy(&old)) => Installed::Updated(path.clone()),
         Ok(_) if force => Installed::Replaced(path.clone()),
         Ok(_) => return Err(HookError::NotOurs(path)),
@@ -180,7 +182,7 @@ pub fn install(
 /// Removes hook `kind` from `dir` if mlaudit wrote it.
 pub fn uninstall(dir: &Path, kind: HookKind) -> Result<Removed, HookError> {
     let path = dir.join(kind.file_name());
-    match std::fs::read(&path) {
+    match crate::safe_io::read_regular(&path, crate::safe_io::MAX_HOOK_BYTES) {
         Ok(text) if is_ours(&String::from_utf8_lossy(&text)) => {
             std::fs::remove_file(&path).map_err(|source| HookError::Io {
                 path: path.clone(),

@@ -13,7 +13,10 @@
 //! Nothing is written into the checked tree unless `write_scaling` asks
 //! for the official `scaling.json` side effect.
 
+pub mod listed;
 pub mod progress;
+
+pub use listed::MAX_FINDINGS_PER_FOLDER;
 
 use crate::aggregate::package::{
     self as submission, check_package_with,
@@ -30,10 +33,11 @@ use crate::check::rules::{self, LogCheck, Ruleset, Verdict};
 use crate::config::Config;
 use crate::discover::{self, tree::FileRef, BenchmarkDir, InputKind};
 use crate::finding::code;
-use crate::finding::{sort_findings, Finding, Severity};
+use crate::finding::{Finding, Severity};
 use crate::report::{BenchmarkReport, Report};
 use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::RuleSource;
+use listed::Listed;
 use progress::{Progress, Silent};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -51,6 +55,9 @@ pub struct CheckOptions {
     pub write_scaling: bool,
     /// The project config, whose waivers apply to the findings.
     pub config: Option<Config>,
+    /// Keep each folder's runs in the outcome (the HTML page draws them);
+    /// without it they are dropped once the folder's statistics are done.
+    pub keep_runs: bool,
 }
 
 pub use crate::report::CheckOutcome;
@@ -102,7 +109,7 @@ impl Rules {
 }
 
 /// One folder's entry, runs and statistics findings.
-type FolderResult = (BenchmarkReport, Option<FolderRuns>, Vec<Finding>);
+type FolderResult<'a> = (BenchmarkReport, Option<FolderRuns>, Listed<'a>);
 
 /// Checks `input` (package, benchmark folder or log file).
 pub fn check_path(
@@ -206,31 +213,51 @@ fn check_tree(
         .chain(tree.logs.iter().map(|f| (f, None)))
         .collect();
     progress.start(files.len());
-    let checked: Vec<(LogCheck, OnePass)> = files
+    // The findings as they are made: a log's own are moved here as soon as
+    // it is checked (only its counts stay in `logs`).
+    let loose = tree.kind == InputKind::Logs;
+    let listed = std::sync::Mutex::new(Listed::new(&rules.codes, opts.config.as_ref(), &[]));
+    // Unzipped at once: the per-log results besides the report's entry are
+    // boxed, and consumed below in one pass.
+    let (mut logs, passes): (Vec<LogCheck>, Vec<OnePass>) = files
         .par_iter()
         .map(|(f, dir)| {
             let division = dir.and_then(|d| division_of(&d.system));
             let mut collectors = Collectors::new(rules, opts, *dir);
-            let log =
+            let mut log =
                 rules::check_file_observed(&rules.compliance, &f.fs, &f.path, &mut collectors);
             let pass = collectors.finish(rules, f, *dir, division);
+            let own = std::mem::take(&mut log.findings);
+            if !own.is_empty() {
+                let mut listed = listed.lock().unwrap_or_else(|e| e.into_inner());
+                for finding in own {
+                    listed.add_log(finding, loose);
+                }
+            }
             progress.advance();
             (log, pass)
         })
-        .collect();
-    let mut logs = Vec::with_capacity(checked.len());
+        .unzip();
+    let mut listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut policy_findings = Vec::new();
-    let mut run_infos: HashMap<String, RunInfo> = HashMap::new();
-    let mut log_facts: HashMap<String, LogFacts> = HashMap::new();
+    // Each folder's runs, in the order of its logs; `None` once one of its
+    // logs gave no run (it could not be read).
+    let mut folder_runs: HashMap<&str, Option<Vec<RunInfo>>> = HashMap::new();
+    let mut log_facts: HashMap<&str, LogFacts> = HashMap::new();
     let mut run_logs = Vec::new();
-    for (log, pass) in checked {
-        if let Some(run) = pass.run {
-            run_infos.insert(log.path.clone(), run);
+    for (pass, (f, dir)) in passes.into_iter().zip(&files) {
+        if let Some(dir) = dir {
+            let runs = folder_runs
+                .entry(dir.path.as_str())
+                .or_insert_with(|| Some(Vec::with_capacity(dir.result_logs.len())));
+            match (runs.as_mut(), pass.run) {
+                (Some(runs), Some(run)) => runs.push(*run),
+                _ => *runs = None,
+            }
         }
         if let Some(facts) = pass.facts {
-            log_facts.insert(log.path.clone(), facts);
+            log_facts.insert(f.path.as_str(), *facts);
         }
-        logs.push(log);
         policy_findings.extend(pass.policy);
         run_logs.extend(pass.logged);
     }
@@ -252,6 +279,7 @@ fn check_tree(
             policy_findings.extend(linked);
         }
     }
+    drop(run_logs);
     let verdicts: HashMap<&str, bool> = logs
         .iter()
         .map(|l| (l.path.as_str(), l.verdict == Verdict::Pass))
@@ -266,99 +294,95 @@ fn check_tree(
         }
     };
     let mut package = check_package_with(tree, &rules.package, &opts.package, &lookup, &log_facts);
+    drop(log_facts);
+    let folders: Vec<&str> = package.benchmarks.iter().map(|b| b.path.as_str()).collect();
+    listed.count_folders(&folders);
+    for f in std::mem::take(&mut package.findings) {
+        listed.add(f);
+    }
+    for f in policy_findings {
+        listed.add(f);
+    }
 
-    // 4. Statistics per checked folder, in parallel.
+    // 4. Statistics per checked folder, in parallel. Each folder's runs
+    // were gathered as its logs were, not copied; a folder with a run that
+    // could not be read gets none (a run that could not be read is not
+    // compared with the others: it would look like a copy of every other
+    // unreadable run, and differ from the readable ones; its LOG005 makes
+    // the run exit 2).
     let dirs: HashMap<&str, &BenchmarkDir> = tree
         .benchmarks
         .iter()
         .map(|b| (b.path.as_str(), b))
         .collect();
-    let per_folder: Vec<anyhow::Result<FolderResult>> = package
+    let inputs: Vec<(&submission::BenchmarkVerdict, Option<Vec<RunInfo>>)> = package
         .benchmarks
-        .par_iter()
+        .iter()
         .map(|bv| {
+            let runs = dirs.get(bv.path.as_str()).and_then(|dir| {
+                folder_runs
+                    .remove(bv.path.as_str())
+                    .unwrap_or_else(|| dir.result_logs.is_empty().then(Vec::new))
+            });
+            (bv, runs)
+        })
+        .collect();
+    drop(folder_runs);
+    let per_folder: Vec<anyhow::Result<FolderResult>> = inputs
+        .into_par_iter()
+        .map(|(bv, runs)| {
             let mut entry = BenchmarkReport::from_verdict(bv);
-            let Some(dir) = dirs.get(bv.path.as_str()) else {
-                return Ok((entry, None, Vec::new()));
+            let mut mine = listed.fork();
+            let (Some(dir), Some(runs)) = (dirs.get(bv.path.as_str()), runs) else {
+                return Ok((entry, None, mine));
             };
             if bv.verdict == submission::Verdict::Skipped {
-                return Ok((entry, None, Vec::new()));
-            }
-            // A run that could not be read is not compared with the others
-            // (it would look like a copy of every other unreadable run, and
-            // differ from the readable ones): no statistics for the folder;
-            // its LOG005 makes the run exit 2.
-            if dir
-                .result_logs
-                .iter()
-                .any(|f| !run_infos.contains_key(f.path.as_str()))
-            {
-                return Ok((entry, None, Vec::new()));
+                return Ok((entry, None, mine));
             }
             let runs = FolderRuns {
                 dir: std::path::PathBuf::from(&bv.path),
-                runs: dir
-                    .result_logs
-                    .iter()
-                    .map(|f| match run_infos.get(f.path.as_str()) {
-                        Some(r) => r.clone(),
-                        None => RunCollector::new(&rules.stats.rcp, opts.bert_train_samples)
-                            .finish(ContentHash::default(), std::path::Path::new(&f.path)),
-                    })
-                    .collect(),
+                runs,
             };
             let compliant: Vec<bool> = dir
                 .result_logs
                 .iter()
                 .map(|f| verdicts.get(f.path.as_str()).copied().unwrap_or(false))
                 .collect();
-            let closed = bv.division.as_deref() != Some("open");
-            let sopts = stats::Options {
-                rcp_bypass: bv.rcp_bypass,
-                bert_train_samples: opts.bert_train_samples,
-                skip_rcp: !closed,
-                weak_scaling: (bv.scaling.as_deref() == Some("weak"))
-                    .then(|| rules.package.benchmarks.get(&bv.benchmark))
-                    .flatten()
-                    .map(|b| b.result_files),
-                ..stats::Options::default()
-            };
-            let folder = stats::analyse(&rules.stats, &runs, &compliant, &sopts)?;
+            let sopts = stats_options(rules, opts, bv);
+            let folder = stats::analyse_into(&rules.stats, &runs, &compliant, &sopts, &mut |f| {
+                mine.add(f)
+            })?;
             entry.add_stats(&folder);
-            let mut extra = folder.findings;
             // A bypass only mlaudit honours (params line with a trailing
             // newline): the official RCP check fails the folder.
-            if folder.rcp.verdict == crate::aggregate::stats::rcp::Verdict::Bypassed
-                && !bv.rcp_bypass_official
-            {
+            let bypassed = folder.rcp.verdict == crate::aggregate::stats::rcp::Verdict::Bypassed
+                && !bv.rcp_bypass_official;
+            let message = folder.rcp.message.clone();
+            if bypassed {
                 let theirs = [Finding::new(
                     "RCP",
                     Severity::Error,
                     &bv.path,
-                    format!(
-                        "RCP check fails without the bypass ({})",
-                        folder.rcp.message
-                    ),
+                    format!("RCP check fails without the bypass ({message})"),
                 )];
-                extra.extend(submission::check::official_only_failure(
-                    &bv.path,
-                    "rcp-bypass",
-                    &theirs,
-                ));
+                if let Some(f) =
+                    submission::check::official_only_failure(&bv.path, "rcp-bypass", &theirs)
+                {
+                    mine.add(f);
+                }
             }
-            Ok((entry, Some(runs), extra))
+            // Only the HTML page reads the runs again.
+            Ok((entry, opts.keep_runs.then_some(runs), mine))
         })
         .collect();
 
-    let mut findings: Vec<Finding> = std::mem::take(&mut package.findings);
-    findings.extend(policy_findings);
     let mut benchmarks = Vec::new();
     let mut runs = Vec::new();
     for r in per_folder {
-        let (entry, folder_runs, extra) = r?;
+        let (entry, folder_runs, mine) = r?;
         benchmarks.push(entry);
         runs.extend(folder_runs);
-        findings.extend(extra);
+        listed.merge(mine);
     }
 
     // The verdicts: an error outside the logs' own compliance findings
@@ -369,66 +393,7 @@ fn check_tree(
     // and knows nothing of waivers; in `verdict`, a waiver of the project
     // config (a reviewed exception) silences an error of mlaudit's own
     // checks, never one the official tools would report.
-    // Moved out of the logs, not copied: nothing reads them there later,
-    // and a folder of 100,000 logs would hold every finding twice.
-    let log_findings: Vec<Finding> = logs
-        .iter_mut()
-        .flat_map(|l| std::mem::take(&mut l.findings))
-        .collect();
-    let loose = tree.kind == InputKind::Logs;
-    let waived_by = |f: &Finding| {
-        opts.config
-            .as_ref()
-            .is_some_and(|c| c.waivers.iter().any(|w| w.matches(f)))
-    };
-    let error = |f: &&Finding| f.severity == Severity::Error;
-    let official_fail = findings
-        .iter()
-        .chain(log_findings.iter().filter(|_| loose))
-        .filter(error)
-        .any(|f| !rules.codes.is_extra(&f.code))
-        || findings
-            .iter()
-            .any(|f| rules.codes.is_official_fail(&f.code));
-    let fail = findings
-        .iter()
-        .chain(log_findings.iter().filter(|_| loose))
-        .filter(error)
-        .any(|f| !(rules.codes.is_extra(&f.code) && waived_by(f)));
-    let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
-    // Why the two verdicts differ, in one line: the checks only mlaudit makes.
-    let official_only: Vec<String> = findings
-        .iter()
-        .filter(|f| rules.codes.is_official_fail(&f.code))
-        .map(|f| format!("{}: {}", f.path, f.message))
-        .collect();
-    let difference =
-        (!fail && official_fail && !official_only.is_empty()).then(|| official_only.join("; "));
-    let difference = difference.or_else(|| {
-        (fail && !official_fail).then(|| {
-            let mut codes: Vec<String> = findings
-                .iter()
-                .chain(log_findings.iter().filter(|_| loose))
-                .filter(error)
-                .filter(|f| rules.codes.is_extra(&f.code) && !waived_by(f))
-                .map(|f| {
-                    let title = rules.codes.get(&f.code).map_or("", |d| d.title.as_str());
-                    format!("{} ({title})", f.code)
-                })
-                .collect();
-            codes.sort();
-            codes.dedup();
-            format!(
-                "mlaudit fails on {}, which the official tools do not check",
-                codes.join(", ")
-            )
-        })
-    });
-    for b in &mut benchmarks {
-        b.finish(&findings);
-    }
-    findings.extend(log_findings);
-    let mut waived = Vec::new();
+    let mut shown = String::new();
     if let Some(cfg) = &opts.config {
         // Shown relative to the current folder when it is below it.
         let cwd = std::env::current_dir()
@@ -438,14 +403,16 @@ fn check_tree(
             .as_deref()
             .and_then(|d| cfg.path.strip_prefix(d).ok())
             .unwrap_or(&cfg.path);
-        let shown = crate::discover::paths::display_root(rel);
-        let (kept, w) = crate::config::apply_waivers(findings, cfg, &shown);
-        findings = kept;
-        waived = w;
+        shown = crate::discover::paths::display_root(rel);
     }
-    sort_findings(&mut findings);
-    findings.dedup();
-    let findings = cap_per_folder(findings);
+    let done = listed.finish(&shown);
+    for (b, (errors, warnings)) in benchmarks.iter_mut().zip(&done.folders) {
+        b.set_counts(*errors, *warnings);
+    }
+    let findings = done.findings;
+    let waived = done.waived;
+    let as_verdict = |fail: bool| if fail { Verdict::Fail } else { Verdict::Pass };
+    let (fail, official_fail, difference) = (done.fail, done.official_fail, done.difference);
 
     if opts.write_scaling {
         write_scaling(&benchmarks, &dirs)?;
@@ -471,9 +438,9 @@ fn check_tree(
 struct OnePass {
     policy: Vec<Finding>,
     /// For a log in a benchmark folder: what the statistics read...
-    run: Option<RunInfo>,
+    run: Option<Box<RunInfo>>,
     /// ... and what the package rules read.
-    facts: Option<LogFacts>,
+    facts: Option<Box<LogFacts>>,
     /// What its configs may contradict (POL008).
     logged: Option<policy::config_log::RunLog>,
 }
@@ -558,7 +525,7 @@ impl<'a> Collectors<'a> {
         let run = self
             .run
             .filter(|_| read.is_ok())
-            .map(|c| c.finish(self.hash, shown));
+            .map(|c| Box::new(c.finish(self.hash, shown)));
         let extra = if read.is_ok() {
             self.extra.finish(&rules.codes, &f.path, dir.is_none())
         } else {
@@ -566,12 +533,12 @@ impl<'a> Collectors<'a> {
         };
         let (read, facts) = match read {
             Ok(summary) => {
-                let facts = self.pkg.map(|c| c.finish(&f.path, Ok(summary)));
+                let facts = self.pkg.map(|c| Box::new(c.finish(&f.path, Ok(summary))));
                 (Ok(()), facts)
             }
             Err(e) => {
                 let msg = e.to_string();
-                let facts = self.pkg.map(|c| c.finish(&f.path, Err(e)));
+                let facts = self.pkg.map(|c| Box::new(c.finish(&f.path, Err(e))));
                 (Err(msg), facts)
             }
         };
@@ -689,6 +656,25 @@ fn read_systems(tree: &discover::Submission) -> BTreeMap<String, serde_json::Val
         .collect()
 }
 
+/// The statistics options of folder `bv`.
+fn stats_options(
+    rules: &Rules,
+    opts: &CheckOptions,
+    bv: &submission::BenchmarkVerdict,
+) -> stats::Options {
+    let closed = bv.division.as_deref() != Some("open");
+    stats::Options {
+        rcp_bypass: bv.rcp_bypass,
+        bert_train_samples: opts.bert_train_samples,
+        skip_rcp: !closed,
+        weak_scaling: (bv.scaling.as_deref() == Some("weak"))
+            .then(|| rules.package.benchmarks.get(&bv.benchmark))
+            .flatten()
+            .map(|b| b.result_files),
+        ..stats::Options::default()
+    }
+}
+
 /// Writes `scaling.json` where the official RCP checker would.
 fn write_scaling(
     benchmarks: &[BenchmarkReport],
@@ -708,46 +694,4 @@ fn write_scaling(
         crate::safe_io::write_regular(&path, text.as_bytes())?;
     }
     Ok(())
-}
-
-/// Most findings of one code listed for the files of one folder; verdicts
-/// are decided before, from all of them. A folder of 100,000 broken logs
-/// made 89 MB of text and a 53 MB HTML page.
-pub const MAX_FINDINGS_PER_FOLDER: usize = 100;
-
-/// Keeps the first [`MAX_FINDINGS_PER_FOLDER`] findings of each code in
-/// each folder (findings are sorted) and says how many more there were.
-fn cap_per_folder(findings: Vec<Finding>) -> Vec<Finding> {
-    let folder = |f: &Finding| -> String {
-        f.path
-            .rsplit_once('/')
-            .map_or(String::new(), |(d, _)| d.to_string())
-    };
-    let mut seen: HashMap<(String, String), usize> = HashMap::new();
-    let mut out = Vec::with_capacity(findings.len().min(4096));
-    for f in findings {
-        let n = seen.entry((f.code.clone(), folder(&f))).or_insert(0);
-        *n += 1;
-        if *n <= MAX_FINDINGS_PER_FOLDER {
-            out.push(f);
-        }
-    }
-    let mut more: Vec<((String, String), usize)> = seen
-        .into_iter()
-        .filter(|(_, n)| *n > MAX_FINDINGS_PER_FOLDER)
-        .collect();
-    more.sort();
-    for ((code, dir), n) in more {
-        out.push(Finding::new(
-            &code,
-            Severity::Note,
-            &dir,
-            format!(
-                "{} more {code} findings in the files of this folder are not listed (the first {MAX_FINDINGS_PER_FOLDER} are)",
-                n - MAX_FINDINGS_PER_FOLDER
-            ),
-        ));
-    }
-    sort_findings(&mut out);
-    out
 }

@@ -332,12 +332,22 @@ pub fn is_system_folder(path: &Path) -> bool {
         })
 }
 
-/// The `submission_benchmark` a log records (first 2000 lines).
+/// The `submission_benchmark` a log records (first 2000 lines, at most
+/// [`MAX_ROUND_GUESS_BYTES`](crate::safe_io::MAX_ROUND_GUESS_BYTES): a log
+/// of one endless line is not read into memory whole).
 fn logged_benchmark(path: &Path) -> Option<String> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
-    for line in std::io::BufReader::new(file).lines().take(2000) {
-        let line = line.ok()?;
+    use std::io::{BufRead, Read};
+    let file = crate::safe_io::open_regular(path).ok()?;
+    let mut reader = std::io::BufReader::new(file.take(crate::safe_io::MAX_ROUND_GUESS_BYTES));
+    let mut buf = Vec::new();
+    for _ in 0..2000 {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).ok()? == 0 {
+            break;
+        }
+        let line = std::str::from_utf8(&buf).ok()?;
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
         let Some(at) = line.find(":::MLLOG ") else {
             continue;
         };

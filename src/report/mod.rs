@@ -189,14 +189,21 @@ impl BenchmarkReport {
     /// fails the folder on an error among them.
     pub fn finish(&mut self, findings: &[Finding]) {
         let mine: Vec<&Finding> = findings.iter().filter(|f| self.covers(&f.path)).collect();
-        self.errors = mine
+        let errors = mine
             .iter()
             .filter(|f| f.severity == Severity::Error)
             .count();
-        self.warnings = mine
+        let warnings = mine
             .iter()
             .filter(|f| f.severity == Severity::Warning)
             .count();
+        self.set_counts(errors, warnings);
+    }
+
+    /// [`finish`](Self::finish) with the findings counted already.
+    pub fn set_counts(&mut self, errors: usize, warnings: usize) {
+        self.errors = errors;
+        self.warnings = warnings;
         if self.errors > 0 && self.verdict == PackageVerdict::Pass {
             self.verdict = PackageVerdict::Fail;
         }

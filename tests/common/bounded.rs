@@ -33,6 +33,11 @@ pub fn peak_kb(pid: u32) -> Option<u64> {
 /// git config), its output kept outside `dir`; kills it and fails the test
 /// when it runs past `deadline` (a hang).
 pub fn run(dir: &Path, args: &[&str], deadline: Duration) -> Run {
+    run_with(dir, args, &[], deadline)
+}
+
+/// [`run`] with `env` set for mlaudit.
+pub fn run_with(dir: &Path, args: &[&str], env: &[(&str, &str)], deadline: Duration) -> Run {
     let out_dir = tempfile::tempdir().expect("temp dir");
     let out_path = out_dir.path().join("stdout");
     let err_path = out_dir.path().join("stderr");
@@ -41,6 +46,7 @@ pub fn run(dir: &Path, args: &[&str], deadline: Duration) -> Run {
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).expect("stdout file"))
         .stderr(std::fs::File::create(&err_path).expect("stderr file"))

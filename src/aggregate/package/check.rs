@@ -214,15 +214,19 @@ pub fn check_package(
     check_package_with(tree, rules, opts, log_verdict, &facts)
 }
 
-/// [`check_package`] with the logs' facts already read (by display path),
-/// for a caller that reads each log once for several checks.
-pub fn check_package_with(
+/// [`check_package`] with the logs' facts already read (by display path,
+/// owned or borrowed from the tree), for a caller that reads each log once
+/// for several checks.
+pub fn check_package_with<K>(
     tree: &Submission,
     rules: &PackageRules,
     opts: &PackageOptions,
     log_verdict: &dyn Fn(&str) -> LogOutcome,
-    facts: &HashMap<String, LogFacts>,
-) -> PackageReport {
+    facts: &HashMap<K, LogFacts>,
+) -> PackageReport
+where
+    K: std::borrow::Borrow<str> + std::hash::Hash + Eq,
+{
     let mut findings = tree.findings.clone();
     let mut bypasses = Vec::new();
     for (flag, on) in [
@@ -419,7 +423,7 @@ pub fn check_package_with(
         let logs: Vec<&LogFacts> = b
             .result_logs
             .iter()
-            .filter_map(|f| facts.get(&f.path))
+            .filter_map(|f| facts.get(f.path.as_str()))
             .collect();
         for log in &logs {
             if let Some(e) = &log.read_error {

@@ -97,16 +97,32 @@ pub fn analyse(
     compliant: &[bool],
     opts: &Options,
 ) -> Result<FolderReport, StatsError> {
+    let mut findings = Vec::new();
+    let mut report = analyse_into(cfg, runs, compliant, opts, &mut |f| findings.push(f))?;
+    report.findings = findings;
+    Ok(report)
+}
+
+/// [`analyse`], each finding handed to `sink` as it is made (the report's
+/// `findings` stay empty): a folder of 100,000 runs makes a few findings
+/// per run, and `check` keeps only the ones it lists.
+pub fn analyse_into(
+    cfg: &StatsConfig,
+    runs: &FolderRuns,
+    compliant: &[bool],
+    opts: &Options,
+    sink: &mut dyn FnMut(Finding),
+) -> Result<FolderReport, StatsError> {
     let folder = runs.dir.display().to_string();
     let benchmark = runs.benchmark().map(str::to_string);
-    let (subm, mut findings) = runs.convergence(&cfg.rcp);
+    let subm = runs.convergence_into(&cfg.rcp, sink);
     let rcp = match benchmark.as_deref() {
         _ if opts.skip_rcp => RcpResult {
             global_batch_size: subm.global_batch_size,
             ..RcpResult::not_applicable("open division: no RCP check")
         },
         None => {
-            findings.push(Finding::of(
+            sink(Finding::of(
                 code::RCP006,
                 &folder,
                 "no result file logs submission_benchmark, so the RCP check cannot choose its reference data",
@@ -129,10 +145,8 @@ pub fn analyse(
         }
     };
     match rcp.verdict {
-        Verdict::Fail => findings.push(Finding::of(code::RCP001, &folder, rcp_finding_text(&rcp))),
-        Verdict::Bypassed => {
-            findings.push(Finding::of(code::RCP002, &folder, rcp_finding_text(&rcp)))
-        }
+        Verdict::Fail => sink(Finding::of(code::RCP001, &folder, rcp_finding_text(&rcp))),
+        Verdict::Bypassed => sink(Finding::of(code::RCP002, &folder, rcp_finding_text(&rcp))),
         _ => {}
     }
     let trim = cfg.rcp.trim(benchmark.as_deref().unwrap_or(""));
@@ -141,14 +155,14 @@ pub fn analyse(
         .weak_scaling
         .map(|required| weak::weak_score(&runs.runs, compliant, required));
     if let Some(problem) = weak.as_ref().and_then(|w| w.problem.as_ref()) {
-        findings.push(Finding::of(
+        sink(Finding::of(
             code::STA006,
             &folder,
             format!("no weak-scaling score: {problem}"),
         ));
     }
     if score.minutes.is_none() && weak.is_none() {
-        findings.push(Finding::of(
+        sink(Finding::of(
             code::STA005,
             &folder,
             format!(
@@ -163,15 +177,14 @@ pub fn analyse(
         .map(|c| c.1)
         .collect();
     let stats = spread::spread(&minutes, cfg.extras.ci_level);
-    findings.extend(spread::copy_findings(&runs.runs, &cfg.extras));
-    findings.extend(spread::outlier_findings(&runs.runs, compliant, &cfg.extras));
+    spread::copy_findings_into(&runs.runs, &cfg.extras, sink);
+    spread::outlier_findings(&runs.runs, compliant, &cfg.extras)
+        .into_iter()
+        .for_each(&mut *sink);
     if let Some(point) = &rcp.rcp {
-        findings.extend(spread::variance_findings(
-            &runs.runs,
-            point,
-            &cfg.extras,
-            &folder,
-        ));
+        spread::variance_findings(&runs.runs, point, &cfg.extras, &folder)
+            .into_iter()
+            .for_each(&mut *sink);
     }
     Ok(FolderReport {
         benchmark,
@@ -179,7 +192,7 @@ pub fn analyse(
         score,
         weak,
         stats,
-        findings,
+        findings: Vec::new(),
     })
 }
 

@@ -461,18 +461,29 @@ impl FolderRuns {
     /// the benchmark (the official tool crashes there, facts 8 item 2).
     pub fn convergence(&self, params: &RcpParams) -> (SubmissionConvergence, Vec<Finding>) {
         let mut findings = Vec::new();
+        let subm = self.convergence_into(params, &mut |f| findings.push(f));
+        (subm, findings)
+    }
+
+    /// [`convergence`](Self::convergence), each finding handed to `sink` as
+    /// it is made (a folder of 100,000 runs makes as many).
+    pub fn convergence_into(
+        &self,
+        params: &RcpParams,
+        sink: &mut dyn FnMut(Finding),
+    ) -> SubmissionConvergence {
         let mut bs: Option<(&Value, &RunInfo)> = None;
         let mut bm: Option<(&str, &RunInfo)> = None;
         let mut consistent = true;
         for run in &self.runs {
-            findings.extend(run.findings.iter().cloned());
+            run.findings.iter().cloned().for_each(&mut *sink);
             match (bs, &run.global_batch_size) {
                 (None, Some(v)) => bs = Some((v, run)),
                 (None, None) => {}
                 (Some((v0, r0)), cur) => {
                     if !cur.as_ref().is_some_and(|v| same_value(v, v0)) {
                         consistent = false;
-                        findings.push(
+                        sink(
                             Finding::of(
                                 code::RCP005,
                                 &run.path.display().to_string(),
@@ -495,7 +506,7 @@ impl FolderRuns {
                 (Some((b0, r0)), cur) => {
                     if cur != Some(b0) {
                         consistent = false;
-                        findings.push(Finding::of(
+                        sink(Finding::of(
                             code::RCP005,
                             &run.path.display().to_string(),
                             format!(
@@ -519,13 +530,10 @@ impl FolderRuns {
             .map(|r| r.convergence.unwrap_or(params.not_converged_value))
             .collect();
         let not_converged = self.runs.iter().filter(|r| r.convergence.is_none()).count();
-        (
-            SubmissionConvergence {
-                global_batch_size,
-                values,
-                not_converged,
-            },
-            findings,
-        )
+        SubmissionConvergence {
+            global_batch_size,
+            values,
+            not_converged,
+        }
     }
 }

@@ -141,6 +141,12 @@ pub fn eval_grid_step(runs: &[RunInfo]) -> Option<f64> {
 /// identical eval trajectories of at least `copy_min_evals` evaluations.
 pub fn copy_findings(runs: &[RunInfo], p: &ExtraParams) -> Vec<Finding> {
     let mut out = Vec::new();
+    copy_findings_into(runs, p, &mut |f| out.push(f));
+    out
+}
+
+/// [`copy_findings`], each handed to `sink` as it is made.
+pub fn copy_findings_into(runs: &[RunInfo], p: &ExtraParams, sink: &mut dyn FnMut(Finding)) {
     for (j, b) in runs.iter().enumerate() {
         for a in &runs[..j] {
             let what = if a.content_hash == b.content_hash {
@@ -152,7 +158,7 @@ pub fn copy_findings(runs: &[RunInfo], p: &ExtraParams) -> Vec<Finding> {
             } else {
                 continue;
             };
-            out.push(Finding::of(
+            sink(Finding::of(
                 code::STA001,
                 &b.path.display().to_string(),
                 format!("{} {what} {}: a run seems to be copied", b.name, a.name),
@@ -160,7 +166,6 @@ pub fn copy_findings(runs: &[RunInfo], p: &ExtraParams) -> Vec<Finding> {
             break;
         }
     }
-    out
 }
 
 /// STA003/STA004: F-test of the converged runs' convergence variance against
