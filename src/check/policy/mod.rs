@@ -25,6 +25,7 @@ pub mod optimizer;
 pub mod prefilter;
 pub mod repeatability;
 pub mod rules;
+mod shell_assign;
 pub mod signals;
 
 pub use rules::{BenchmarkPolicy, PolicyRules};
