@@ -14,6 +14,7 @@
 use super::config_json::{json_entries, parse_json};
 use super::frameworks::Frameworks;
 use super::interpolate::{expand, Env};
+use super::shell_assign::shell_assign;
 use super::signals::{normalize, unquote, SignalMatcher};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,14 +94,6 @@ fn flag_re() -> Option<&'static Regex> {
     re(
         &R,
         r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=("[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+("[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*))?"#,
-    )
-}
-
-fn shell_assign_re() -> Option<&'static Regex> {
-    static R: OnceLock<Option<Regex>> = OnceLock::new();
-    re(
-        &R,
-        r#"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-[A-Za-z]+\s+)*)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$"#,
     )
 }
 
@@ -234,35 +227,35 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     // Cheap tests first: most lines are neither assignments nor `ENV`.
     let t = code.trim_start();
     let assign = if code.contains('=') {
-        shell_assign_re().and_then(|r| r.captures(code))
+        shell_assign(code)
     } else {
         None
     }
     .or_else(|| {
         if t.starts_with("ENV") || t.starts_with("ARG") {
-            docker_env_re().and_then(|r| r.captures(code))
+            docker_env_re()
+                .and_then(|r| r.captures(code))
+                .and_then(|c| Some((c.get(1)?.as_str(), c.get(2)?.as_str())))
         } else {
             None
         }
     });
-    if let Some(c) = assign {
-        if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
-            let value = first_word(v.as_str()).to_string();
-            let mut path = parents.to_vec();
-            path.push(k.as_str().to_string());
-            let t = value.trim();
-            if t.starts_with('{') && t.ends_with('}') {
-                // JSON held in a shell variable (TF_CONFIG='{"cluster": ...}').
-                json_entries(t, &path, lineno.saturating_sub(1), out);
-            }
-            out.push(Entry {
-                line: lineno,
-                path,
-                display: format!("{}={}", k.as_str(), value),
-                value,
-                kind: EntryKind::Key { header: false },
-            });
+    if let Some((k, v)) = assign {
+        let value = first_word(v).to_string();
+        let mut path = parents.to_vec();
+        path.push(k.to_string());
+        let t = value.trim();
+        if t.starts_with('{') && t.ends_with('}') {
+            // JSON held in a shell variable (TF_CONFIG='{"cluster": ...}').
+            json_entries(t, &path, lineno.saturating_sub(1), out);
         }
+        out.push(Entry {
+            line: lineno,
+            path,
+            display: format!("{k}={value}"),
+            value,
+            kind: EntryKind::Key { header: false },
+        });
     }
     if let Some(r) = default_re().filter(|_| code.contains("${")) {
         defaults(r, code, lineno, parents, out, |k, v| {
@@ -453,19 +446,17 @@ fn parse_ini(text: &str) -> Vec<Entry> {
                 value: unquote(v).to_string(),
                 kind: EntryKind::Key { header: false },
             });
-        } else if let Some(c) = shell_assign_re().and_then(|r| r.captures(t)) {
+        } else if let Some((k, v)) = shell_assign(t) {
             // `export NAME=value` in an .ini-like file.
-            if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
-                let mut path = section.clone();
-                path.push(k.as_str().to_string());
-                out.push(Entry {
-                    line: lineno,
-                    path,
-                    display: t.to_string(),
-                    value: first_word(v.as_str()).to_string(),
-                    kind: EntryKind::Key { header: false },
-                });
-            }
+            let mut path = section.clone();
+            path.push(k.to_string());
+            out.push(Entry {
+                line: lineno,
+                path,
+                display: t.to_string(),
+                value: first_word(v).to_string(),
+                kind: EntryKind::Key { header: false },
+            });
         }
         flags(t, lineno, &section, &mut out);
     }

@@ -25,6 +25,7 @@ pub mod optimizer;
 pub mod prefilter;
 pub mod repeatability;
 pub mod rules;
+mod shell_assign;
 pub mod signals;
 
 pub use rules::{BenchmarkPolicy, PolicyRules};
@@ -485,23 +486,34 @@ fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::
 /// Whether a file sits in a vendored framework tree inside its
 /// implementation (`<impl>/NeMo/examples/...`).
 fn vendored(rules: &PolicyRules, f: &ImplFile) -> bool {
-    let parts: Vec<&str> = f.file.path.split('/').collect();
-    let Some(b) = parts
-        .iter()
-        .position(|p| *p == "benchmarks" || *p == "benchmark")
-    else {
+    // benchmarks/<bm>/[implementations/]<impl>/<dirs...>/<file>, read
+    // without collecting the parts (called twice for each of thousands of
+    // vendored files).
+    let mut parts = f.file.path.split('/');
+    if !parts
+        .by_ref()
+        .any(|p| p == "benchmarks" || p == "benchmark")
+    {
         return false;
-    };
-    // benchmarks/<bm>/[implementations/]<impl>/<dirs...>/<file>
-    let mut i = b + 2;
-    if parts.get(i) == Some(&"implementations") {
-        i += 1;
     }
-    i += 1;
-    let dirs = parts.get(i..parts.len().saturating_sub(1)).unwrap_or(&[]);
+    parts.next();
+    let mut rest = parts.peekable();
+    if rest.peek() == Some(&"implementations") {
+        rest.next();
+    }
+    // The implementation folder.
+    rest.next();
     let v = &rules.signals.config_files.vendored;
-    dirs.iter()
-        .any(|d| v.iter().any(|x| x.eq_ignore_ascii_case(d)))
+    while let Some(d) = rest.next() {
+        if rest.peek().is_none() {
+            // The file name.
+            return false;
+        }
+        if v.iter().any(|x| x.eq_ignore_ascii_case(d)) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The findings of one config text (`path` names it), read alone (no
