@@ -271,11 +271,14 @@ fn check_tree(
                 .values()
                 .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
         if !all_open {
-            let found = policy::check_configs(p, &tree.implementation_files);
+            // Read and parsed once for both checks.
+            let configs = &tree.implementation_files;
+            let parsed = policy::parsed::ParsedConfigs::read(p, configs);
+            let found = policy::check_parsed_configs(p, configs, &parsed);
             let (rest, notes) = policy::repeatability::split(p, found);
             policy_findings.extend(rest);
             repeatability = notes;
-            let linked = policy::config_log::check(p, &tree.implementation_files, &run_logs);
+            let linked = policy::config_log::check(p, configs, &parsed, &run_logs);
             policy_findings.extend(linked);
         }
     }

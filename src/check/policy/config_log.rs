@@ -154,20 +154,6 @@ fn folders(path: &str) -> Vec<&str> {
         .to_vec()
 }
 
-fn read(rules: &PolicyRules, f: &ImplFile) -> Option<Vec<Entry>> {
-    let cf = &rules.signals.config_files;
-    let name = f.file.fs.file_name()?.to_string_lossy().into_owned();
-    if cf.skip_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
-        return None;
-    }
-    let format = configs::format_of(&name, &cf.extensions, &cf.names)?;
-    let bytes = crate::safe_io::read_regular(&f.file.fs, cf.max_bytes).ok()?;
-    if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
-        return None;
-    }
-    Some(configs::parse(&String::from_utf8_lossy(&bytes), format))
-}
-
 fn number(v: &serde_json::Value) -> Option<f64> {
     match v {
         serde_json::Value::Number(n) => n.as_f64(),
@@ -185,7 +171,12 @@ fn agrees(config: &str, logged: &serde_json::Value) -> bool {
 
 /// POL008 findings: every linked config setting that no linked config
 /// gives the logged value, at the config's line and at the log's.
-pub fn check(rules: &PolicyRules, files: &[ImplFile], logs: &[RunLog]) -> Vec<Finding> {
+pub fn check(
+    rules: &PolicyRules,
+    files: &[ImplFile],
+    parsed: &super::parsed::ParsedConfigs,
+    logs: &[RunLog],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut by_bm: BTreeMap<&str, BTreeMap<&str, Vec<&RunLog>>> = BTreeMap::new();
     for l in logs {
@@ -224,27 +215,10 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], logs: &[RunLog]) -> Vec<Fi
             links.push((bm, runs.as_slice(), linked));
         }
     }
-    // Each linked config is read and parsed once, in parallel: NVIDIA
-    // links a benchmark's common configs to every system (a read per
-    // system was 7.5% of a v5.0 NVIDIA check).
-    let wanted: BTreeSet<usize> = links
-        .iter()
-        .flat_map(|(_, _, l)| l.iter().copied())
-        .collect();
-    let parsed: BTreeMap<usize, Vec<Entry>> = {
-        use rayon::prelude::*;
-        let wanted: Vec<usize> = wanted.into_iter().collect();
-        wanted
-            .par_iter()
-            .filter_map(|&i| read(rules, &files[i]).map(|e| (i, e)))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .collect()
-    };
     for (bm, runs, linked) in &links {
         let mine: Vec<(&ImplFile, &[Entry])> = linked
             .iter()
-            .filter_map(|i| parsed.get(i).map(|e| (&files[*i], e.as_slice())))
+            .filter_map(|&i| parsed.entries(i).map(|e| (&files[i], e)))
             .collect();
         out.extend(contradictions(rules, bm, &mine, runs));
     }

@@ -47,7 +47,7 @@ pub struct Entry {
 }
 
 /// How a file is read, from its name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     Shell,
     Yaml,

@@ -22,6 +22,7 @@ pub mod frameworks;
 pub mod hyperparams;
 pub mod interpolate;
 pub mod optimizer;
+pub mod parsed;
 pub mod prefilter;
 pub mod repeatability;
 pub mod rules;
@@ -56,9 +57,6 @@ pub const CODES: &[&str] = &[
     code::POL050.id,
     code::CFG001.id,
 ];
-
-/// Bytes read to decide that a config file is binary.
-const SNIFF: usize = 8192;
 
 /// What one pass over a log collects for the policy checks.
 #[derive(Debug, Default)]
@@ -377,34 +375,36 @@ pub fn check_facts(
 /// POL040 warning. Variables are resolved across the configs of the same
 /// benchmark. The caller decides whether the division is closed.
 pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
+    check_parsed_configs(rules, files, &parsed::ParsedConfigs::read(rules, files))
+}
+
+/// [`check_configs`] over configs already read (`parsed` was read from
+/// `files`).
+pub fn check_parsed_configs(
+    rules: &PolicyRules,
+    files: &[ImplFile],
+    parsed: &parsed::ParsedConfigs,
+) -> Vec<Finding> {
     use rayon::prelude::*;
     // Packages vendor whole framework trees (thousands of files): read and
-    // parse them in parallel, then resolve variables per benchmark, then
-    // match.
-    let parsed: Vec<(usize, Result<Vec<configs::Entry>, Finding>)> = files
-        .par_iter()
-        .enumerate()
-        .filter_map(|(i, f)| read_config(rules, f).map(|r| (i, r)))
-        .collect();
+    // parsed in parallel before; here variables are resolved per
+    // benchmark, then settings matched.
     let mut envs: BTreeMap<&str, interpolate::Env> = BTreeMap::new();
-    for (i, r) in &parsed {
-        if let (Some(f), Ok(entries)) = (files.get(*i), r) {
+    for (i, f) in files.iter().enumerate() {
+        if let Some(Ok(entries)) = parsed.for_scan(i) {
             envs.entry(f.benchmark.as_str()).or_default().add(entries);
         }
     }
     let empty = interpolate::Env::default();
-    let mut out: Vec<Finding> = parsed
+    let mut out: Vec<Finding> = files
         .par_iter()
-        .flat_map_iter(|(i, r)| {
-            let Some(f) = files.get(*i) else {
-                return Vec::new();
-            };
-            match r {
-                Err(finding) => vec![finding.clone()],
-                Ok(entries) => {
-                    let env = envs.get(f.benchmark.as_str()).unwrap_or(&empty);
-                    entry_findings(rules, f, entries, env)
-                }
+        .enumerate()
+        .flat_map_iter(|(i, f)| match parsed.for_scan(i) {
+            None => Vec::new(),
+            Some(Err(finding)) => vec![finding.clone()],
+            Some(Ok(entries)) => {
+                let env = envs.get(f.benchmark.as_str()).unwrap_or(&empty);
+                entry_findings(rules, f, entries, env)
             }
         })
         .collect();
@@ -427,65 +427,9 @@ pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
     out
 }
 
-/// Reads and parses one implementation file: `None` for a file that is not
-/// a config, or binary; `Err` a POL040/POL041 finding.
-fn read_config(rules: &PolicyRules, f: &ImplFile) -> Option<Result<Vec<configs::Entry>, Finding>> {
-    let cf = &rules.signals.config_files;
-    let name = f
-        .file
-        .fs
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if cf.skip_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
-        return None;
-    }
-    let format = configs::format_of(&name, &cf.extensions, &cf.names)?;
-    let path = f.file.path.as_str();
-    let unreadable = |e: std::io::Error| {
-        Finding::of(
-            code::POL040,
-            path,
-            format!("cannot read the implementation config: {e}"),
-        )
-        .with_help(rules.help(code::POL040))
-    };
-    let meta = match std::fs::metadata(&f.file.fs) {
-        Ok(m) => m,
-        Err(e) => return Some(Err(unreadable(e))),
-    };
-    if meta.len() > cf.max_bytes {
-        return Some(Err(Finding::of(
-            code::POL041,
-            path,
-            format!(
-                "implementation config not scanned for policy signals: {} bytes, the limit is {}",
-                meta.len(),
-                cf.max_bytes
-            ),
-        )
-        .with_help(rules.help(code::POL041))
-        .with_rule(rules.signal_rule("config_files"))));
-    }
-    let bytes = match crate::safe_io::read_regular(&f.file.fs, cf.max_bytes) {
-        Ok(b) => b,
-        Err(e) => return Some(Err(unreadable(e))),
-    };
-    if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
-        return None;
-    }
-    // Shell files are always read: their assignments resolve variables in
-    // the other configs.
-    if format != configs::Format::Shell && !rules.prefilter.may_match(&bytes, !vendored(rules, f)) {
-        return Some(Ok(Vec::new()));
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    Some(Ok(configs::parse(&text, format)))
-}
-
 /// Whether a file sits in a vendored framework tree inside its
 /// implementation (`<impl>/NeMo/examples/...`).
-fn vendored(rules: &PolicyRules, f: &ImplFile) -> bool {
+pub(crate) fn vendored(rules: &PolicyRules, f: &ImplFile) -> bool {
     // benchmarks/<bm>/[implementations/]<impl>/<dirs...>/<file>, read
     // without collecting the parts (called twice for each of thousands of
     // vendored files).

@@ -1,0 +1,189 @@
+//! Every implementation config of a check, read and parsed once.
+//!
+//! Two checks read the configs: the policy scan ([`super::check_configs`],
+//! every config, through the prefilter) and the config-against-log check
+//! ([`super::config_log`], the package's own configs, every setting). Both
+//! read from one [`ParsedConfigs`], and configs with the same bytes and
+//! format share one parse: NVIDIA's v5.0 package holds 311 configs with 92
+//! distinct contents (the same `config_common.sh` in every system's folder).
+
+use super::configs::{self, Entry, Format};
+use super::{vendored, PolicyRules};
+use crate::discover::tree::ImplFile;
+use crate::finding::{code, Finding};
+use std::collections::HashMap;
+
+/// Bytes looked at for a NUL that marks a binary file.
+const SNIFF: usize = 8192;
+
+/// What became of one file.
+enum Slot {
+    /// Not a config (by name), or binary.
+    NotConfig,
+    /// POL040 (unreadable) or POL041 (too large).
+    Failed(Box<Finding>),
+    /// Read: its parse (an index into `texts`), when it was parsed, and
+    /// whether the policy scan reads it (the prefilter may match).
+    Read { text: Option<usize>, scan: bool },
+}
+
+/// The configs of one check, by their index in the files given to
+/// [`ParsedConfigs::read`].
+pub struct ParsedConfigs {
+    slots: Vec<Slot>,
+    texts: Vec<Vec<Entry>>,
+}
+
+/// A file read, before parsing.
+struct Pending {
+    format: Format,
+    scan: bool,
+    /// Kept when the file is to be parsed.
+    bytes: Option<Vec<u8>>,
+}
+
+impl ParsedConfigs {
+    /// Reads `files` in parallel; parses each distinct content the scan or
+    /// the config-against-log check needs (a file the prefilter rules out
+    /// and that sits in a vendored tree is not parsed).
+    pub fn read(rules: &PolicyRules, files: &[ImplFile]) -> ParsedConfigs {
+        use rayon::prelude::*;
+        let pending: Vec<Result<Pending, Slot>> =
+            files.par_iter().map(|f| read_one(rules, f)).collect();
+        // Distinct contents, by hash then by bytes (a collision must not
+        // give a file another's settings).
+        let mut first: HashMap<(u64, Format), Vec<(usize, usize)>> = HashMap::new();
+        let mut to_parse: Vec<(usize, Format)> = Vec::new();
+        let mut text_of: Vec<Option<usize>> = vec![None; files.len()];
+        for (i, p) in pending.iter().enumerate() {
+            let Ok(Pending {
+                format,
+                bytes: Some(bytes),
+                ..
+            }) = p
+            else {
+                continue;
+            };
+            let h = content_hash(bytes);
+            let same = first.entry((h, *format)).or_default();
+            let found = same.iter().find(|(j, _)| match &pending[*j] {
+                Ok(Pending { bytes: Some(b), .. }) => b == bytes,
+                _ => false,
+            });
+            let t = match found {
+                Some(&(_, t)) => t,
+                None => {
+                    let t = to_parse.len();
+                    to_parse.push((i, *format));
+                    same.push((i, t));
+                    t
+                }
+            };
+            text_of[i] = Some(t);
+        }
+        let texts: Vec<Vec<Entry>> = to_parse
+            .par_iter()
+            .map(|&(i, format)| match &pending[i] {
+                Ok(Pending { bytes: Some(b), .. }) => {
+                    configs::parse(&String::from_utf8_lossy(b), format)
+                }
+                _ => Vec::new(),
+            })
+            .collect();
+        let slots = pending
+            .into_iter()
+            .zip(text_of)
+            .map(|(p, text)| match p {
+                Ok(p) => Slot::Read { text, scan: p.scan },
+                Err(slot) => slot,
+            })
+            .collect();
+        ParsedConfigs { slots, texts }
+    }
+
+    /// What the policy scan reads of file `i`: `None` for a file that is
+    /// not a config, `Err` its POL040/POL041 finding, else its settings
+    /// (none when the prefilter rules the file out).
+    pub fn for_scan(&self, i: usize) -> Option<Result<&[Entry], &Finding>> {
+        match self.slots.get(i)? {
+            Slot::NotConfig => None,
+            Slot::Failed(f) => Some(Err(&**f)),
+            Slot::Read { scan: false, .. } => Some(Ok(&[])),
+            Slot::Read { text, scan: true } => Some(Ok(self.text(*text))),
+        }
+    }
+
+    /// Every setting of file `i`, when it was read and parsed (always for
+    /// a config outside vendored trees).
+    pub fn entries(&self, i: usize) -> Option<&[Entry]> {
+        match self.slots.get(i)? {
+            Slot::Read { text: Some(t), .. } => self.texts.get(*t).map(Vec::as_slice),
+            _ => None,
+        }
+    }
+
+    fn text(&self, t: Option<usize>) -> &[Entry] {
+        t.and_then(|t| self.texts.get(t)).map_or(&[], Vec::as_slice)
+    }
+}
+
+fn content_hash(b: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(b)
+}
+
+/// Reads one implementation file: `Err` for a file that is not a config,
+/// is binary, or cannot be read (with its finding).
+fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
+    let cf = &rules.signals.config_files;
+    let name = f
+        .file
+        .fs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if cf.skip_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+        return Err(Slot::NotConfig);
+    }
+    let format = configs::format_of(&name, &cf.extensions, &cf.names).ok_or(Slot::NotConfig)?;
+    let path = f.file.path.as_str();
+    let unreadable = |e: std::io::Error| {
+        Slot::Failed(Box::new(
+            Finding::of(
+                code::POL040,
+                path,
+                format!("cannot read the implementation config: {e}"),
+            )
+            .with_help(rules.help(code::POL040)),
+        ))
+    };
+    let meta = std::fs::metadata(&f.file.fs).map_err(unreadable)?;
+    if meta.len() > cf.max_bytes {
+        return Err(Slot::Failed(Box::new(
+            Finding::of(
+                code::POL041,
+                path,
+                format!(
+                    "implementation config not scanned for policy signals: {} bytes, the limit is {}",
+                    meta.len(),
+                    cf.max_bytes
+                ),
+            )
+            .with_help(rules.help(code::POL041))
+            .with_rule(rules.signal_rule("config_files")),
+        )));
+    }
+    let bytes = crate::safe_io::read_regular(&f.file.fs, cf.max_bytes).map_err(unreadable)?;
+    if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
+        return Err(Slot::NotConfig);
+    }
+    let vendored = vendored(rules, f);
+    // Shell files are always read: their assignments resolve variables in
+    // the other configs.
+    let scan = format == Format::Shell || rules.prefilter.may_match(&bytes, !vendored);
+    Ok(Pending {
+        format,
+        scan,
+        bytes: (scan || !vendored).then_some(bytes),
+    })
+}
