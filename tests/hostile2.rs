@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 mod common;
-use common::bounded::{self, Run};
+use common::bounded::{self, copy_dir, example, tmp, Run};
 use common::git;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -32,27 +32,6 @@ fn mlaudit(dir: &Path, args: &[&str]) -> Run {
         assert!(kb < MAX_RSS_KB, "mlaudit {args:?}: peak RSS {kb} kB");
     }
     run
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir().expect("temp dir")
-}
-
-fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir") {
-        let e = e.expect("entry");
-        let target = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).expect("copy");
-        }
-    }
 }
 
 /// Every entry under `dir`: file bytes, or a link's target, or a folder.

@@ -5,7 +5,7 @@
 //! 2-core machine; the inputs are smaller in a debug build).
 
 mod common;
-use common::bounded::{self, Run};
+use common::bounded::{self, copy_dir, example, tmp, Run};
 use common::git;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -18,35 +18,7 @@ const DEADLINE: Duration = Duration::from_secs(120);
 
 /// Runs mlaudit in `dir` within the deadline; asserts no panic or abort.
 fn mlaudit(dir: &Path, args: &[&str]) -> Run {
-    let run = bounded::run(dir, args, DEADLINE);
-    assert!(
-        run.code.is_some() && !run.stderr.contains("panicked"),
-        "mlaudit {args:?} crashed (exit {:?})\n{}",
-        run.code,
-        run.all()
-    );
-    run
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir().expect("temp dir")
-}
-
-fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir") {
-        let e = e.expect("entry");
-        let target = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).expect("copy");
-        }
-    }
+    bounded::run_ok(dir, args, DEADLINE)
 }
 
 const FOLDER: &str = "Example/results/example_system/retinanet";

@@ -75,3 +75,39 @@ pub fn run_with(dir: &Path, args: &[&str], env: &[(&str, &str)], deadline: Durat
         peak_kb: peak,
     }
 }
+
+/// [`run`], asserting that mlaudit did not crash (a panic or an abort).
+pub fn run_ok(dir: &Path, args: &[&str], deadline: Duration) -> Run {
+    let run = run(dir, args, deadline);
+    assert!(
+        run.code.is_some() && !run.stderr.contains("panicked"),
+        "mlaudit {args:?} crashed (exit {:?})\n{}",
+        run.code,
+        run.all()
+    );
+    run
+}
+
+/// A temporary folder for one test's input.
+pub fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// The bundled example package.
+pub fn example() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example")
+}
+
+/// Copies the folder `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).expect("copy");
+        }
+    }
+}

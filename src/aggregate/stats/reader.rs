@@ -22,7 +22,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// What one result log says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunInfo {
     pub path: PathBuf,
     /// File name, e.g. `result_3.txt`.
@@ -230,26 +230,7 @@ impl<'a> RunCollector<'a> {
     pub fn new(params: &'a RcpParams, bert_train_samples: bool) -> RunCollector<'a> {
         RunCollector {
             params,
-            run: RunInfo {
-                path: PathBuf::new(),
-                name: String::new(),
-                benchmark: None,
-                global_batch_size: None,
-                gbs_line: None,
-                convergence: None,
-                run_start_ms: None,
-                run_stop_ms: None,
-                number_of_nodes: None,
-                accelerators_per_node: None,
-                run_stop_status: None,
-                eval_count: 0,
-                eval_hash: 0,
-                eval_steps: Vec::new(),
-                eval_points: Vec::new(),
-                eval_metric: None,
-                content_hash: 0,
-                findings: Vec::new(),
-            },
+            run: RunInfo::default(),
             use_train: bert_train_samples,
             conv: None,
             sd: Vec::new(),

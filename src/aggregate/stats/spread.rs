@@ -278,22 +278,7 @@ mod tests {
         RunInfo {
             path: name.into(),
             name: name.into(),
-            benchmark: None,
-            global_batch_size: None,
-            gbs_line: None,
-            convergence: None,
-            run_start_ms: None,
-            run_stop_ms: None,
-            number_of_nodes: None,
-            accelerators_per_node: None,
-            run_stop_status: None,
-            eval_count: 0,
-            eval_hash: 0,
-            eval_steps: vec![],
-            eval_points: vec![],
-            eval_metric: None,
-            content_hash: 0,
-            findings: vec![],
+            ..RunInfo::default()
         }
     }
 
