@@ -9,11 +9,52 @@
 //! - `<usage>/<version>/inherit.yaml`: optional; files of the round that are
 //!   missing are read from another round (see [`Inherit`]).
 
-use include_dir::{include_dir, Dir};
+use include_dir::{include_dir, Dir, DirEntry, File};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/rules");
+
+/// The embedded tree by path: `include_dir` finds a file by comparing
+/// paths entry by entry down the tree, and rule loading asks thousands of
+/// times (guessing the round cost 300M instructions in those lookups).
+struct EmbeddedIndex {
+    files: HashMap<&'static str, &'static File<'static>>,
+    /// Folder (`""` for the root) -> the names of its entries.
+    dirs: HashMap<&'static str, Vec<String>>,
+}
+
+fn embedded() -> &'static EmbeddedIndex {
+    static INDEX: OnceLock<EmbeddedIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = EmbeddedIndex {
+            files: HashMap::new(),
+            dirs: HashMap::new(),
+        };
+        let mut stack: Vec<&'static Dir<'static>> = vec![&EMBEDDED];
+        while let Some(dir) = stack.pop() {
+            let key = dir.path().to_str().unwrap_or_default();
+            let mut names = Vec::new();
+            for e in dir.entries() {
+                if let Some(n) = e.path().file_name() {
+                    names.push(n.to_string_lossy().into_owned());
+                }
+                match e {
+                    DirEntry::Dir(d) => stack.push(d),
+                    DirEntry::File(f) => {
+                        if let Some(p) = f.path().to_str() {
+                            index.files.insert(p, f);
+                        }
+                    }
+                }
+            }
+            index.dirs.insert(key, names);
+        }
+        index
+    })
+}
 
 /// A root of rule data.
 #[derive(Debug, Clone)]
@@ -88,15 +129,9 @@ impl RuleSource {
             return Ok(None);
         }
         let file = format!("{usage}/{version}/{INHERIT_FILE}");
-        let Some(text) = self.read_own(&file)? else {
+        let Some(spec) = self.inherit_spec(&file)? else {
             return Ok(None);
         };
-        let spec: Inherit = serde_yaml::from_str(&text).map_err(|e| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("{}: {e}", self.display(&file)),
-            )
-        })?;
         let under = |p: &String| {
             let p = p.trim_end_matches('/');
             rest == p || rest.starts_with(&format!("{p}/"))
@@ -107,10 +142,42 @@ impl RuleSource {
         Ok(Some(format!("{}/{rest}", spec.from.trim_end_matches('/'))))
     }
 
+    /// The parsed `inherit.yaml` at `file`. The built-in ones are parsed
+    /// once per run: listing a round asks for it once per name, and
+    /// guessing the round lists every round (the YAML parses were 200M
+    /// instructions of a `check`). A folder on disk is read every time.
+    fn inherit_spec(&self, file: &str) -> std::io::Result<Option<Arc<Inherit>>> {
+        type Cache = Mutex<HashMap<String, Option<Arc<Inherit>>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let parse = |text: &str| {
+            serde_yaml::from_str::<Inherit>(text)
+                .map(Arc::new)
+                .map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("{}: {e}", self.display(file)),
+                    )
+                })
+        };
+        if let RuleSource::Dir(_) = self {
+            return self.read_own(file)?.map(|t| parse(&t)).transpose();
+        }
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(hit) = cache.lock().ok().and_then(|c| c.get(file).cloned()) {
+            return Ok(hit);
+        }
+        let spec = self.read_own(file)?.map(|t| parse(&t)).transpose()?;
+        if let Ok(mut c) = cache.lock() {
+            c.insert(file.to_string(), spec.clone());
+        }
+        Ok(spec)
+    }
+
     fn read_own(&self, rel: &str) -> std::io::Result<Option<Cow<'static, str>>> {
         match self {
-            RuleSource::Embedded => Ok(EMBEDDED
-                .get_file(rel)
+            RuleSource::Embedded => Ok(embedded()
+                .files
+                .get(rel)
                 .and_then(|f| f.contents_utf8())
                 .map(Cow::Borrowed)),
             RuleSource::Dir(root) => {
@@ -150,21 +217,11 @@ impl RuleSource {
     /// round's own folder.
     fn list_own(&self, rel: &str) -> Vec<String> {
         let mut names: Vec<String> = match self {
-            RuleSource::Embedded => {
-                let dir = if rel.is_empty() {
-                    Some(&EMBEDDED)
-                } else {
-                    EMBEDDED.get_dir(rel)
-                };
-                dir.map(|d| {
-                    d.entries()
-                        .iter()
-                        .filter_map(|e| e.path().file_name())
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .collect()
-                })
-                .unwrap_or_default()
-            }
+            RuleSource::Embedded => embedded()
+                .dirs
+                .get(rel.trim_end_matches('/'))
+                .cloned()
+                .unwrap_or_default(),
             RuleSource::Dir(_) if !is_plain_relative(rel) => Vec::new(),
             RuleSource::Dir(root) => std::fs::read_dir(root.join(rel))
                 .map(|rd| {
