@@ -46,6 +46,43 @@ pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// What [`read_walked`] found.
+pub enum Walked {
+    Bytes(Vec<u8>),
+    /// Larger than the limit: its size, nothing read.
+    TooBig(u64),
+}
+
+/// Reads a file a folder walk has just listed as a regular file (or a link
+/// to one): as [`read_regular`], without the look before opening (the walk
+/// looked; the open does not block and the file is checked again once
+/// open), and up to the size it has when opened. Thousands of vendored
+/// configs are read this way, each in four system calls instead of seven.
+pub fn read_walked(path: &Path, limit: u64) -> std::io::Result<Walked> {
+    let mut file = open_nonblocking(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    if meta.len() > limit {
+        return Ok(Walked::TooBig(meta.len()));
+    }
+    let size = meta.len() as usize;
+    let mut bytes = vec![0; size];
+    let mut filled = 0;
+    while filled < size {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // A file that shrank since it was opened gives what it still holds.
+    bytes.truncate(filled);
+    Ok(Walked::Bytes(bytes))
+}
+
 /// Opens `path` for streaming, which must be a regular file (links are
 /// followed): a log that is a FIFO, `/dev/zero` or a terminal would block
 /// or never end.

@@ -74,7 +74,9 @@ pub fn check_repo(rules: &RepoRules, root: &Path, shown: &str, version: &str) ->
             let name = entry.file_name().to_string_lossy().into_owned();
             let path = entry.path();
             let entry_shown = join(&dir_shown, &name);
-            let Ok(meta) = fs::symlink_metadata(&path) else {
+            // The entry's own metadata (not following a link), looked up
+            // from its open folder rather than by the whole path again.
+            let Ok(meta) = entry.metadata() else {
                 continue;
             };
             if rules.bad_name(&name) {

@@ -14,6 +14,7 @@
 use super::config_json::{json_entries, parse_json};
 use super::frameworks::Frameworks;
 use super::interpolate::{expand, Env};
+use super::prefilter::Prefilter;
 use super::shell_assign::shell_assign;
 use super::signals::{normalize, unquote, SignalMatcher};
 use regex::Regex;
@@ -513,10 +514,16 @@ pub fn local_values(entries: &[Entry]) -> BTreeMap<String, String> {
 /// The signals, framework settings and optimizers among `entries`: at most
 /// one hit per line and code (a framework setting wins over the family of
 /// the same code).
+/// `gate`: the word patterns a setting must contain for anything to match
+/// it; `own`: the file is outside vendored trees, so what is reported only
+/// there (optimizers, repeatability settings) is looked for too.
+#[allow(clippy::too_many_arguments)]
 pub fn scan(
     entries: &[Entry],
     m: &SignalMatcher,
     fw: &Frameworks,
+    gate: &Prefilter,
+    own: bool,
     env: &Env,
     local: &BTreeMap<String, String>,
 ) -> Vec<Hit> {
@@ -548,6 +555,8 @@ pub fn scan(
     }
     let under_disabled = |path: &[String]| (1..=path.len()).any(|n| disabled.contains(&path[..n]));
     let mut hits: Vec<Hit> = Vec::new();
+    // The key path and a value in normal form, for the gate.
+    let mut gate_text = String::new();
     for e in entries {
         let mut found: Vec<(HitKind, String)> = Vec::new();
         let norm_path: Vec<String> = e.path.iter().map(|p| normalize(p)).collect();
@@ -583,6 +592,18 @@ pub fn scan(
             } else {
                 String::new()
             };
+            // Every match below is of a pattern of the gate in the key path
+            // (or a run of it) or in the value: a setting that holds none
+            // is passed over (most settings of a parsed file).
+            gate_text.clear();
+            if keyed {
+                gate_text.push_str(&key_n);
+                gate_text.push('_');
+            }
+            gate_text.push_str(&value_n);
+            if !gate.may_match_normalized(gate_text.as_bytes(), own) {
+                continue;
+            }
             let key_for_fw = if keyed { key_n.as_str() } else { "" };
             // Framework settings.
             let fw_hits = fw.matches(key_for_fw, &value_n);
@@ -596,6 +617,10 @@ pub fn scan(
                 let Some(s) = fw.settings.get(h.setting) else {
                     continue;
                 };
+                if !own && s.code == crate::finding::code::POL050 {
+                    // Repeatability is reported outside vendored trees only.
+                    continue;
+                }
                 let active = if h.by_value {
                     !self_disabled
                 } else {
@@ -610,7 +635,9 @@ pub fn scan(
                 }
             }
             // Optimizers named by a config.
-            if keyed && !self_disabled {
+            // (Outside vendored trees only: an example config's optimizer
+            // is not the run's.)
+            if keyed && !self_disabled && own {
                 if let Some(opt) = fw.optimizer(&key_n, &value_n) {
                     found.push((HitKind::Optimizer(opt.to_string()), v.to_string()));
                 }
@@ -703,6 +730,54 @@ pub fn scan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-setting gate only saves work: on every policy fixture (and
+    /// its files read as each format), the hits are those an open gate
+    /// gives, inside and outside vendored trees.
+    #[test]
+    fn the_setting_gate_loses_nothing() {
+        let rules = super::super::PolicyRules::find(
+            &crate::rulebook::source::RuleSource::Embedded,
+            "training",
+            "5.1.0",
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no policy pack"));
+        let open = Prefilter::new(&["[a-z0-9_]*".to_string()], &[]);
+        let mut stack = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/policy"
+        ))];
+        let (mut files, mut hits) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")) {
+                let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                files += 1;
+                for format in [Format::Shell, Format::Yaml, Format::Json, Format::Ini] {
+                    let entries = parse(&text, format);
+                    let mut env = Env::default();
+                    env.add(&entries);
+                    let local = local_values(&entries);
+                    for own in [true, false] {
+                        let m = &rules.signals;
+                        let fw = &rules.frameworks;
+                        let gated = scan(&entries, m, fw, &rules.entry_gate, own, &env, &local);
+                        let all = scan(&entries, m, fw, &open, own, &env, &local);
+                        assert_eq!(gated, all, "{} as {format:?}", path.display());
+                        hits += all.len();
+                    }
+                }
+            }
+        }
+        assert!(files > 50 && hits > 100, "{files} files, {hits} hits");
+    }
 
     #[test]
     fn yaml_paths_and_lines() {

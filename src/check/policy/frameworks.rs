@@ -117,6 +117,12 @@ pub struct Frameworks {
     pub text_patterns: Vec<String>,
     /// The same for what is reported only outside vendored trees.
     pub own_text_patterns: Vec<String>,
+    /// Word patterns one setting's key path and value (normal form) must
+    /// contain for any framework setting to match it: each setting's key,
+    /// else its value (a setting with both needs its key to match).
+    pub entry_patterns: Vec<String>,
+    /// The same for what is reported only outside vendored trees.
+    pub own_entry_patterns: Vec<String>,
     /// Key paths that name an optimizer (normal form, suffix).
     optimizer_key: Regex,
 }
@@ -144,7 +150,12 @@ pub struct SettingHit {
 impl Frameworks {
     /// Compiles the files (name, parsed file), in name order. Codes are
     /// checked by the caller.
-    pub fn new(files: Vec<(String, FrameworkFile)>) -> Result<Frameworks, String> {
+    /// `optimizer_key`: the end of a key path that names the optimizer
+    /// (`signals.yaml`).
+    pub fn new(
+        files: Vec<(String, FrameworkFile)>,
+        optimizer_key: &str,
+    ) -> Result<Frameworks, String> {
         let mut settings = Vec::new();
         let (mut kp, mut ki, mut vp, mut vi) = (vec![], vec![], vec![], vec![]);
         let mut neighbours = Vec::new();
@@ -152,6 +163,8 @@ impl Frameworks {
         let mut optimizers = BTreeMap::new();
         let mut text_patterns = Vec::new();
         let mut own_text_patterns = Vec::new();
+        let mut entry_patterns = Vec::new();
+        let mut own_entry_patterns = Vec::new();
         let mut same_optimizers = Vec::new();
         // Every pattern with the setting it belongs to: compiled one by one
         // only when a combined regex fails, to name the culprit (compiling
@@ -193,10 +206,17 @@ impl Frameworks {
                     (None, None, None) => String::new(),
                 };
                 // Repeatability notes are only reported outside vendored trees.
+                let entry = s
+                    .key
+                    .clone()
+                    .or_else(|| s.value.clone())
+                    .unwrap_or_default();
                 if s.code == code::POL050 {
                     own_text_patterns.push(text);
+                    own_entry_patterns.push(entry);
                 } else {
                     text_patterns.push(text);
+                    entry_patterns.push(entry);
                 }
                 if let Some(k) = &s.key {
                     named.push((format!("{where_}: key"), key_re(k)));
@@ -275,7 +295,13 @@ impl Frameworks {
             text_patterns,
             own_text_patterns,
         );
-        built.map_err(culprit)
+        let optimizer_key = Regex::new(&key_re(optimizer_key))
+            .map_err(|e| format!("optimizer_key (signals.yaml): {e}"))?;
+        let mut built = built.map_err(culprit)?;
+        built.entry_patterns = entry_patterns;
+        built.own_entry_patterns = own_entry_patterns;
+        built.optimizer_key = optimizer_key;
+        Ok(built)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -304,6 +330,8 @@ impl Frameworks {
         Ok(Frameworks {
             text_patterns,
             own_text_patterns,
+            entry_patterns: Vec::new(),
+            own_entry_patterns: Vec::new(),
             settings,
             keys: keys?,
             key_idx: ki,
@@ -316,10 +344,8 @@ impl Frameworks {
             n_value_idx: nvi,
             optimizers,
             same_optimizers,
-            optimizer_key: Regex::new(
-                r"(?:^|_)(?:optimizer|optim|opt)(?:_(?:type|name|class|kind))?$",
-            )
-            .map_err(|e| e.to_string())?,
+            // Set by the caller from the data.
+            optimizer_key: Regex::new("$^").map_err(|e| e.to_string())?,
         })
     }
 

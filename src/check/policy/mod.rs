@@ -496,7 +496,15 @@ fn entry_findings(
     };
     let bm = rules.benchmarks.get(f.benchmark.as_str());
     let vendored = vendored(rules, f);
-    configs::scan(entries, &rules.signals, &rules.frameworks, env, &local)
+    configs::scan(
+        entries,
+        &rules.signals,
+        &rules.frameworks,
+        &rules.entry_gate,
+        !vendored,
+        env,
+        &local,
+    )
         .into_iter()
         .filter_map(|h| match &h.kind {
             configs::HitKind::Family(i) => {

@@ -157,23 +157,23 @@ fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
             .with_help(rules.help(code::POL040)),
         ))
     };
-    let meta = std::fs::metadata(&f.file.fs).map_err(unreadable)?;
-    if meta.len() > cf.max_bytes {
-        return Err(Slot::Failed(Box::new(
-            Finding::of(
-                code::POL041,
-                path,
-                format!(
-                    "implementation config not scanned for policy signals: {} bytes, the limit is {}",
-                    meta.len(),
-                    cf.max_bytes
-                ),
-            )
-            .with_help(rules.help(code::POL041))
-            .with_rule(rules.signal_rule("config_files")),
-        )));
-    }
-    let bytes = crate::safe_io::read_regular(&f.file.fs, cf.max_bytes).map_err(unreadable)?;
+    let bytes = match crate::safe_io::read_walked(&f.file.fs, cf.max_bytes).map_err(unreadable)? {
+        crate::safe_io::Walked::Bytes(b) => b,
+        crate::safe_io::Walked::TooBig(len) => {
+            return Err(Slot::Failed(Box::new(
+                Finding::of(
+                    code::POL041,
+                    path,
+                    format!(
+                        "implementation config not scanned for policy signals: {len} bytes, the limit is {}",
+                        cf.max_bytes
+                    ),
+                )
+                .with_help(rules.help(code::POL041))
+                .with_rule(rules.signal_rule("config_files")),
+            )))
+        }
+    };
     if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
         return Err(Slot::NotConfig);
     }

@@ -9,15 +9,70 @@
 //! construction: a name or value is a run of the text, so its normal form
 //! is a run of the text's normal form.
 
-use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::meta::Regex;
+use regex_automata::util::syntax;
+use std::sync::OnceLock;
 
+/// A set of word patterns tried on text in normal form, compiled the first
+/// time it is used: a `check` with no implementation config never pays for
+/// it. Used twice: on a config's whole text before it is parsed, and on
+/// each setting (key path and value) before the framework data is tried.
 #[derive(Debug)]
 pub struct Prefilter {
-    base: Regex,
+    base: Lazy,
     /// Only the `own` patterns: a file outside vendored trees may match
     /// either (one regex of both cost another 19M instructions to build on
     /// every run).
-    own: Option<Regex>,
+    own: Lazy,
+}
+
+/// One regex of alternatives, built on first use. A regex that cannot be
+/// built (too large for the automaton) lets everything through: the
+/// prefilter may only save work, never lose a finding.
+#[derive(Debug)]
+struct Lazy {
+    source: Option<String>,
+    built: OnceLock<Option<Regex>>,
+}
+
+impl Lazy {
+    fn new(pats: &[String]) -> Lazy {
+        Lazy {
+            source: (!pats.is_empty()).then(|| words(pats)),
+            built: OnceLock::new(),
+        }
+    }
+
+    /// `None`: no patterns. `Some(true)` when the text may match.
+    fn is_match(&self, text: &[u8]) -> Option<bool> {
+        let source = self.source.as_deref()?;
+        let re = self.built.get_or_init(|| build(source).ok());
+        Some(re.as_ref().is_none_or(|r| r.is_match(text)))
+    }
+}
+
+/// The text it runs on is normalised to ASCII `[a-z0-9_]`: byte classes,
+/// not Unicode ones, keep the automaton (and its build) small. Only
+/// `is_match` is asked: no capture groups, and only the lazy DFA (with the
+/// NFA it needs), which `regex::Regex` would build the other engines
+/// beside (half the build cost).
+fn build(p: &str) -> Result<Regex, String> {
+    Regex::builder()
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .configure(
+            Regex::config()
+                .utf8_empty(false)
+                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+                .onepass(false)
+                .backtrack(false)
+                // Every alternative starts at a `_`, the most common byte
+                // of the text: a literal prefilter costs more to build
+                // (an Aho-Corasick automaton of hundreds of literals) than
+                // it saves.
+                .auto_prefilter(false),
+        )
+        .build(p)
+        .map_err(|e| e.to_string())
 }
 
 fn words(pats: &[String]) -> String {
@@ -27,24 +82,14 @@ fn words(pats: &[String]) -> String {
 
 impl Prefilter {
     /// `own`: patterns of what is reported only outside vendored trees
-    /// (optimizer keys, repeatability settings).
-    pub fn new(patterns: &[String], own: &[String]) -> Result<Prefilter, String> {
-        // The text it runs on is normalised to ASCII `[a-z0-9_]`: byte
-        // classes, not Unicode ones, keep the automaton (and its build,
-        // paid by every `check`) small.
-        let build = |p: &str| {
-            RegexBuilder::new(p)
-                .unicode(false)
-                .build()
-                .map_err(|e| e.to_string())
-        };
-        let base = build(&words(patterns))?;
-        let own = if own.is_empty() {
-            None
-        } else {
-            Some(build(&words(own))?)
-        };
-        Ok(Prefilter { base, own })
+    /// (optimizer keys, repeatability settings). Each pattern was compiled
+    /// where it is matched (signals, frameworks), so rule data errors are
+    /// reported there; these regexes are built on first use.
+    pub fn new(patterns: &[String], own: &[String]) -> Prefilter {
+        Prefilter {
+            base: Lazy::new(patterns),
+            own: Lazy::new(own),
+        }
     }
 
     /// Whether anything in `text` may match; `own`: the file is not in a
@@ -57,14 +102,18 @@ impl Prefilter {
         BUF.with(|buf| {
             let mut norm = buf.borrow_mut();
             normalize_into(text, &mut norm);
-            let hit = self.base.is_match(&norm)
-                || (own && self.own.as_ref().is_some_and(|r| r.is_match(&norm)));
+            let hit = self.may_match_normalized(&norm, own);
             if norm.capacity() > 1 << 20 {
                 // Do not keep a large file's buffer for the rest of the run.
                 *norm = Vec::new();
             }
             hit
         })
+    }
+
+    /// [`Prefilter::may_match`] on text already in normal form.
+    pub fn may_match_normalized(&self, norm: &[u8], own: bool) -> bool {
+        self.base.is_match(norm) == Some(true) || (own && self.own.is_match(norm) == Some(true))
     }
 }
 
@@ -217,8 +266,7 @@ mod tests {
             let text = String::from_utf8(normalize_text(s.as_bytes())).unwrap_or_default();
             assert_eq!(text.trim_matches('_'), normalize(s));
         }
-        let p = Prefilter::new(&["power_?sgd([a-z0-9]*)".into()], &["optim".into()])
-            .unwrap_or_else(|e| panic!("{e}"));
+        let p = Prefilter::new(&["power_?sgd([a-z0-9]*)".into()], &["optim".into()]);
         assert!(p.may_match(b"hook: x.powerSGD_hook", false));
         assert!(!p.may_match(b"hook: allreduce_hook\noptim: sgd", false));
         assert!(p.may_match(b"optim:\n  name: sgd", true));

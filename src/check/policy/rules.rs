@@ -138,6 +138,9 @@ pub struct PolicyRules {
     pub frameworks: Frameworks,
     /// Decides which config texts are worth parsing.
     pub(crate) prefilter: Prefilter,
+    /// The same test on one setting (key path and value in normal form),
+    /// before the framework data and the families are tried on it.
+    pub(crate) entry_gate: Prefilter,
     /// `policy/frameworks`, for the `rule` field of findings.
     pub(crate) frameworks_dir: String,
     /// Config keys and the MLLOG keys runs log them under (POL008).
@@ -222,9 +225,10 @@ impl PolicyRules {
             }
             Ok(fw_files)
         })();
+        let optimizer_key = signals_file.optimizer_key.clone();
         let (signals, frameworks) = rayon::join(
             || SignalMatcher::new(signals_file),
-            || fw_files.map(Frameworks::new),
+            || fw_files.map(|f| Frameworks::new(f, &optimizer_key)),
         );
         let signals = signals.map_err(|message| DataError {
             path: signals_path.clone(),
@@ -235,9 +239,13 @@ impl PolicyRules {
         let mut words = signals.patterns.clone();
         words.extend(frameworks.text_patterns.iter().cloned());
         let mut own = frameworks.own_text_patterns.clone();
-        own.push("optimizer|optim|opt".to_string());
-        let prefilter =
-            Prefilter::new(&words, &own).map_err(|e| invalid(format!("prefilter: {e}")))?;
+        own.push(optimizer_key.clone());
+        let prefilter = Prefilter::new(&words, &own);
+        let mut entry_words = signals.patterns.clone();
+        entry_words.extend(frameworks.entry_patterns.iter().cloned());
+        let mut entry_own = frameworks.own_entry_patterns.clone();
+        entry_own.push(optimizer_key);
+        let entry_gate = Prefilter::new(&entry_words, &entry_own);
         let mut help = BTreeMap::new();
         let fw_codes: Vec<String> = frameworks.settings.iter().map(|s| s.code.clone()).collect();
         for code in signals
@@ -336,6 +344,7 @@ impl PolicyRules {
             signals,
             frameworks,
             prefilter,
+            entry_gate,
             frameworks_dir: source.display(&fw_dir),
             config_log,
             config_log_path: source.display(&config_log_rel),

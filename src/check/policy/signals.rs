@@ -16,6 +16,8 @@ pub struct SignalsFile {
     allowed: Vec<AllowedFile>,
     families: Vec<FamilyFile>,
     config_files: ConfigFiles,
+    /// The end of a config key path that names the optimizer (normal form).
+    pub optimizer_key: String,
     /// Folder of the framework files, relative to the rules root.
     pub frameworks: String,
     /// The file of config keys and the MLLOG keys runs log them under
