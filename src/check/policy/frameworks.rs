@@ -6,7 +6,7 @@
 //! ([`super::signals::normalize`]); this module only compiles and runs it.
 
 use crate::finding::{code, Severity};
-use regex::{Regex, RegexSet};
+use regex::Regex;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -99,15 +99,15 @@ struct Neighbour {
 pub struct Frameworks {
     pub settings: Vec<Setting>,
     /// Key patterns of settings; index `i` of the set is setting `key_idx[i]`.
-    keys: RegexSet,
+    keys: PatternSet,
     key_idx: Vec<usize>,
-    values: RegexSet,
+    values: PatternSet,
     value_idx: Vec<usize>,
     /// The same for the allowed neighbours.
     neighbours: Vec<Neighbour>,
-    n_keys: RegexSet,
+    n_keys: PatternSet,
     n_key_idx: Vec<usize>,
-    n_values: RegexSet,
+    n_values: PatternSet,
     n_value_idx: Vec<usize>,
     /// Normalised framework optimizer name → mllog name.
     pub optimizers: BTreeMap<String, String>,
@@ -135,8 +135,45 @@ fn value_re(p: &str) -> String {
     format!("(?:^|_)(?:{p})(?:_|$)")
 }
 
-fn set(pats: &[String]) -> Result<RegexSet, String> {
-    RegexSet::new(pats).map_err(|e| e.to_string())
+/// Patterns tried together, telling which match (as `regex::RegexSet`),
+/// built with regex-automata directly: without the literal prefilter and
+/// the engines `RegexSet` builds beside the lazy DFA. Key paths and
+/// values are a few dozen bytes, where a prefilter saves nothing, and its
+/// Aho-Corasick automaton of the patterns' literals was most of the 66M
+/// instructions the four sets cost to build on every `check`.
+#[derive(Debug)]
+struct PatternSet {
+    re: regex_automata::meta::Regex,
+}
+
+impl PatternSet {
+    fn is_match(&self, text: &str) -> bool {
+        self.re.is_match(text)
+    }
+
+    /// The indices of the patterns that match `text`, in order.
+    fn matches(&self, text: &str) -> Vec<usize> {
+        let mut set = regex_automata::PatternSet::new(self.re.pattern_len());
+        self.re
+            .which_overlapping_matches(&regex_automata::Input::new(text), &mut set);
+        set.iter().map(|p| p.as_usize()).collect()
+    }
+}
+
+fn set(pats: &[String]) -> Result<PatternSet, String> {
+    use regex_automata::meta::Regex as Meta;
+    Meta::builder()
+        .configure(
+            Meta::config()
+                .match_kind(regex_automata::MatchKind::All)
+                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+                .onepass(false)
+                .backtrack(false)
+                .auto_prefilter(false),
+        )
+        .build_many(pats)
+        .map(|re| PatternSet { re })
+        .map_err(|e| e.to_string())
 }
 
 /// What [`Frameworks::matches`] found for one setting.
@@ -357,13 +394,13 @@ impl Frameworks {
         }
         let mut key_ok = vec![false; self.neighbours.len()];
         if !key.is_empty() {
-            for m in self.n_keys.matches(key).iter() {
+            for m in self.n_keys.matches(key) {
                 key_ok[self.n_key_idx[m]] = true;
             }
         }
         let mut value_ok = vec![false; self.neighbours.len()];
         if !value.is_empty() {
-            for m in self.n_values.matches(value).iter() {
+            for m in self.n_values.matches(value) {
                 value_ok[self.n_value_idx[m]] = true;
             }
         }
@@ -390,7 +427,7 @@ impl Frameworks {
         } else {
             self.keys
                 .matches(key)
-                .iter()
+                .into_iter()
                 .map(|m| self.key_idx[m])
                 .collect()
         };
@@ -399,7 +436,7 @@ impl Frameworks {
         } else {
             self.values
                 .matches(value)
-                .iter()
+                .into_iter()
                 .map(|m| self.value_idx[m])
                 .collect()
         };
