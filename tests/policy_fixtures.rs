@@ -598,3 +598,81 @@ fn a_config_against_the_log_of_its_own_run() {
     want.sort();
     assert_eq!(got, want);
 }
+
+/// Issue 16, item 3 (POL009): a config of the package's own implementation
+/// that sets a fixed hyperparameter (llama2_70b_lora's weight decay, LoRA
+/// alpha and gradient clipping, llama31_405b's end learning rate) to
+/// another value, in a shell config, a NeMo YAML or command-line flags, is
+/// a warning once per file and key. Quiet: the reference in another form,
+/// a default the system's config overrides with the reference, unresolved
+/// variables and words, a vendored framework copy, a checkpoint's config.
+#[test]
+fn fixed_hyperparameters_set_in_configs() {
+    let r = rules("5.0.0");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_fixed/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&r, &sub.implementation_files);
+    let tail = |p: &str| {
+        p.rsplit_once("/benchmarks/")
+            .map_or(p, |(_, t)| t)
+            .to_string()
+    };
+    let others: Vec<&Finding> = found.iter().filter(|f| f.code != "POL009").collect();
+    let pol009: Vec<&Finding> = found.iter().filter(|f| f.code == "POL009").collect();
+    assert!(others.iter().all(|f| f.code != "POL008"), "{others:#?}");
+    assert!(pol009.iter().all(
+        |f| f.severity == Severity::Warning && f.help.as_deref().is_some_and(|h| !h.is_empty())
+    ));
+    let got: BTreeSet<(String, u64)> = pol009
+        .iter()
+        .map(|f| (tail(&f.path), f.line.unwrap_or(0)))
+        .collect();
+    let lora = "llama2_70b_lora/implementations/";
+    let want: BTreeSet<(String, u64)> = [
+        ("wrong_shell/config_common.sh", 2),
+        ("wrong_shell/config_common.sh", 3),
+        ("wrong_shell/config_common.sh", 4),
+        ("wrong_yaml/conf/peft.yaml", 3),
+        ("wrong_yaml/conf/peft.yaml", 7),
+        ("wrong_yaml/conf/peft.yaml", 11),
+        ("wrong_flags/run.sh", 4),
+        ("wrong_flags/run.sh", 5),
+        ("wrong_flags/run.sh", 6),
+        ("shadowed/conf/peft.yaml", 4),
+        ("shadowed/config_SYS_1x8x1.sh", 1),
+    ]
+    .into_iter()
+    .map(|(p, l)| (format!("{lora}{p}"), l))
+    .chain([(
+        "llama31_405b/implementations/wrong/conf/custom.yaml".to_string(),
+        5,
+    )])
+    .collect();
+    assert_eq!(got, want, "{pol009:#?}");
+    assert_eq!(pol009.len(), want.len(), "one finding per file and key");
+    let msg = |path: &str, line: u64| {
+        pol009
+            .iter()
+            .find(|f| tail(&f.path) == format!("{lora}{path}") && f.line == Some(line))
+            .map(|f| (f.message.clone(), f.rule.clone().unwrap_or_default()))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        msg("wrong_shell/config_common.sh", 2).0,
+        "WEIGHT_DECAY=0.01: config_common.sh:2 sets opt_adamw_weight_decay to 0.01; the reference of llama2_70b_lora is 0.0001 and no config of the implementation gives it"
+    );
+    assert!(msg("wrong_shell/config_common.sh", 2)
+        .1
+        .ends_with("policy.yaml#benchmarks.llama2_70b_lora.fixed.opt_adamw_weight_decay"));
+    assert_eq!(
+        msg("wrong_flags/run.sh", 4).0,
+        "--lora_alpha 16: run.sh:4 sets lora_alpha to 16; the reference of llama2_70b_lora is 32 and no config of the implementation gives it"
+    );
+    assert_eq!(
+        msg("shadowed/conf/peft.yaml", 4).0,
+        "weight_decay: ${oc.decode:${oc.env:WEIGHT_DECAY,0.0001}}: peft.yaml:4 sets opt_adamw_weight_decay to 0.01; the reference of llama2_70b_lora is 0.0001 and no config of the implementation gives it"
+    );
+    // Rounds without fixed values for the benchmark say nothing.
+    let old = check_configs(&rules("3.1.0"), &sub.implementation_files);
+    assert!(old.iter().all(|f| f.code != "POL009"), "{old:#?}");
+}

@@ -20,7 +20,7 @@
 //! and vendor variants are the same optimizer).
 
 use super::configs::{self, Entry, EntryKind};
-use super::interpolate::{expand, Env};
+use super::interpolate::{self, Env};
 use super::signals::normalize;
 use super::{LogFacts, PolicyRules};
 use crate::discover::tree::ImplFile;
@@ -29,11 +29,14 @@ use regex::Regex;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The code of a config that contradicts its own log.
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigLogFile {
+    /// Two numbers agree when they differ by at most this fraction of the
+    /// larger.
+    relative_tolerance: f64,
+    /// Top-level keys that mark a config saved with a checkpoint.
+    checkpoint_keys: Vec<String>,
     hyperparameters: Vec<HyperFile>,
 }
 
@@ -44,28 +47,83 @@ struct HyperFile {
     mllog: Vec<String>,
     /// The config key, its last part (regex over the normal form, whole).
     key: String,
+    /// When given, a regex one of the key's parents (normal form, whole)
+    /// must match: `alpha` counts only under `lora_tuning`.
+    #[serde(default)]
+    parent: Option<String>,
     #[allow(dead_code)]
     why: String,
+}
+
+/// One compiled mapping: the config key, its parent when required, the
+/// MLLOG keys.
+#[derive(Debug)]
+struct Hyper {
+    key: Regex,
+    parent: Option<Regex>,
+    mllog: Vec<String>,
 }
 
 /// The compiled data.
 #[derive(Debug)]
 pub struct ConfigLog {
-    hypers: Vec<(Regex, Vec<String>)>,
+    hypers: Vec<Hyper>,
+    tolerance: f64,
+    checkpoint_keys: Vec<String>,
 }
 
 impl ConfigLog {
     pub fn new(file: ConfigLogFile) -> Result<ConfigLog, String> {
+        let whole = |what: &str, re: &str| {
+            Regex::new(&format!("^(?:{re})$")).map_err(|e| format!("hyperparameter '{what}': {e}"))
+        };
         let mut hypers = Vec::new();
         for h in file.hyperparameters {
             if h.mllog.is_empty() {
                 return Err(format!("hyperparameter '{}': no mllog key", h.key));
             }
-            let re = Regex::new(&format!("^(?:{})$", h.key))
-                .map_err(|e| format!("hyperparameter '{}': {e}", h.key))?;
-            hypers.push((re, h.mllog));
+            hypers.push(Hyper {
+                key: whole(&h.key, &h.key)?,
+                parent: h.parent.as_deref().map(|p| whole(&h.key, p)).transpose()?,
+                mllog: h.mllog,
+            });
         }
-        Ok(ConfigLog { hypers })
+        let t = file.relative_tolerance;
+        if !(0.0..1.0).contains(&t) {
+            return Err(format!("relative_tolerance {t}: not in [0, 1)"));
+        }
+        Ok(ConfigLog {
+            hypers,
+            tolerance: t,
+            checkpoint_keys: file.checkpoint_keys,
+        })
+    }
+
+    /// Whether `entries` are a config saved with a checkpoint (NeMo's
+    /// `model_config.yaml`, a top-level `nemo_version`): the model a run
+    /// starts from, not the run's settings.
+    pub(super) fn is_checkpoint(&self, entries: &[Entry]) -> bool {
+        entries.iter().any(|e| {
+            e.kind == (EntryKind::Key { header: false })
+                && e.path.len() == 1
+                && self.checkpoint_keys.iter().any(|k| *k == e.path[0])
+        })
+    }
+
+    /// Whether MLLOG key `mllog` has a config key mapped to it.
+    pub fn maps(&self, mllog: &str) -> bool {
+        self.hypers
+            .iter()
+            .any(|h| h.mllog.iter().any(|k| k == mllog))
+    }
+
+    /// Whether config value `config` is the number `other` (within the
+    /// tolerance); a value that is not a number agrees with everything.
+    pub(super) fn agrees(&self, config: &str, other: &serde_json::Value) -> bool {
+        match (config.trim().parse::<f64>(), number(other)) {
+            (Ok(a), Some(b)) => (a - b).abs() <= self.tolerance * a.abs().max(b.abs()),
+            _ => true,
+        }
     }
 
     /// The MLLOG keys a log's facts must keep for [`check`].
@@ -73,7 +131,7 @@ impl ConfigLog {
         std::iter::once("opt_name").chain(
             self.hypers
                 .iter()
-                .flat_map(|(_, k)| k.iter().map(String::as_str)),
+                .flat_map(|h| h.mllog.iter().map(String::as_str)),
         )
     }
 }
@@ -118,11 +176,11 @@ pub struct RunLog {
 
 /// A value a linked config gives a logged key.
 #[derive(Debug, Clone)]
-struct Set {
-    path: String,
-    line: u64,
-    display: String,
-    value: String,
+pub(super) struct Set {
+    pub(super) path: String,
+    pub(super) line: u64,
+    pub(super) display: String,
+    pub(super) value: String,
 }
 
 fn same_name(a: &str, b: &str) -> bool {
@@ -140,7 +198,7 @@ fn same_name(a: &str, b: &str) -> bool {
 }
 
 /// The folders between `benchmarks/<bm>/` and the file.
-fn folders(path: &str) -> Vec<&str> {
+pub(super) fn folders(path: &str) -> Vec<&str> {
     let parts: Vec<&str> = path.split('/').collect();
     let Some(b) = parts
         .iter()
@@ -159,13 +217,6 @@ fn number(v: &serde_json::Value) -> Option<f64> {
         serde_json::Value::Number(n) => n.as_f64(),
         serde_json::Value::String(s) => s.trim().parse().ok(),
         _ => None,
-    }
-}
-
-fn agrees(config: &str, logged: &serde_json::Value) -> bool {
-    match (config.trim().parse::<f64>(), number(logged)) {
-        (Ok(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
-        _ => true,
     }
 }
 
@@ -227,9 +278,20 @@ pub fn check(
     out
 }
 
-/// The settings of the linked configs by MLLOG key (`opt_name` for an
-/// optimizer, its value the mllog name).
-fn settings(rules: &PolicyRules, parsed: &[(&ImplFile, &[Entry])]) -> BTreeMap<String, Vec<Set>> {
+/// How a setting's variables become values: [`interpolate::expand`]
+/// (defaults and every assigned value) or
+/// [`interpolate::expand_assigned`] (assignments override defaults).
+pub(super) type Expand = fn(&str, &Env, &BTreeMap<String, String>) -> Vec<String>;
+
+/// The settings of the linked configs by MLLOG keys (the mapping's keys
+/// joined with `|`; `opt_name` for an optimizer, its value the mllog name).
+/// Values are the numbers a setting can take once `expand` resolves its
+/// variables across `parsed`; an unresolved one is left out.
+pub(super) fn settings(
+    rules: &PolicyRules,
+    parsed: &[(&ImplFile, &[Entry])],
+    expand: Expand,
+) -> BTreeMap<String, Vec<Set>> {
     let mut env = Env::default();
     for (_, e) in parsed {
         env.add(e);
@@ -250,12 +312,18 @@ fn settings(rules: &PolicyRules, parsed: &[(&ImplFile, &[Entry])]) -> BTreeMap<S
                 .join("_");
             // The whole last key (`min_lr` is not `lr`).
             let own = e.path.last().map(|k| normalize(k)).unwrap_or_default();
+            let parents = &e.path[..e.path.len().saturating_sub(1)];
             let hypers: Vec<&Vec<String>> = rules
                 .config_log
                 .hypers
                 .iter()
-                .filter(|(re, _)| re.is_match(&own))
-                .map(|(_, k)| k)
+                .filter(|h| {
+                    h.key.is_match(&own)
+                        && h.parent
+                            .as_ref()
+                            .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
+                })
+                .map(|h| &h.mllog)
                 .collect();
             if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
                 continue;
@@ -291,7 +359,7 @@ fn contradictions(
     runs: &[&RunLog],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let sets = settings(rules, parsed);
+    let sets = settings(rules, parsed, interpolate::expand);
     if sets.is_empty() {
         return out;
     }
@@ -321,7 +389,9 @@ fn contradictions(
                         || rules.frameworks.same_optimizer(&s.value, name)
                 })
             } else {
-                given.iter().any(|s| agrees(&s.value, value))
+                given
+                    .iter()
+                    .any(|s| rules.config_log.agrees(&s.value, value))
             };
             if !ok {
                 against.push((run, mllog, value, *line));
@@ -393,8 +463,15 @@ mod tests {
             folders("P/benchmarks/bert/implementations/sys_a/x/config.sh"),
             ["implementations", "sys_a", "x"]
         );
-        assert!(agrees("0.00096", &serde_json::json!(0.00096)));
-        assert!(!agrees("0.001", &serde_json::json!(0.002)));
-        assert!(agrees("adam", &serde_json::json!("lamb")));
+        let c = ConfigLog::new(ConfigLogFile {
+            relative_tolerance: 1e-6,
+            checkpoint_keys: Vec::new(),
+            hyperparameters: Vec::new(),
+        })
+        .expect("compiles");
+        assert!(c.agrees("0.00096", &serde_json::json!(0.00096)));
+        assert!(c.agrees("1e-4", &serde_json::json!(0.0001)));
+        assert!(!c.agrees("0.001", &serde_json::json!(0.002)));
+        assert!(c.agrees("adam", &serde_json::json!("lamb")));
     }
 }

@@ -279,8 +279,15 @@ fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<En
     });
 }
 
+/// Whether `e` is the default of a variable reference (`${VAR:-0.01}`,
+/// `${oc.env:VAR,0.01}`), a setting of its own that [`defaults`] writes,
+/// rather than an assignment.
+pub fn is_default(e: &Entry) -> bool {
+    e.kind == (EntryKind::Key { header: false }) && e.display.starts_with("${")
+}
+
 /// One setting per match of `r` (group 1 the variable, group 2 its
-/// default), shown as `display` writes it.
+/// default), shown as `display` writes it (`${...}`, see [`is_default`]).
 fn defaults(
     r: &Regex,
     code: &str,

@@ -32,8 +32,13 @@ impl Env {
     /// Adds the assignments among `entries` (keys spelled as environment
     /// variables, with a value that is not itself a reference).
     pub fn add(&mut self, entries: &[Entry]) {
+        self.add_where(entries, |_| true);
+    }
+
+    /// [`Env::add`] of the entries `keep` accepts.
+    pub fn add_where(&mut self, entries: &[Entry], keep: impl Fn(&Entry) -> bool) {
         for e in entries {
-            if e.kind != (EntryKind::Key { header: false }) {
+            if e.kind != (EntryKind::Key { header: false }) || !keep(e) {
                 continue;
             }
             let Some(k) = e.path.last() else { continue };
@@ -56,6 +61,11 @@ impl Env {
                 }
             }
         }
+    }
+
+    /// Whether some config assigns `k` a value.
+    pub fn assigns(&self, k: &str) -> bool {
+        self.vars.get(k).is_some_and(|v| !v.is_empty())
     }
 
     fn get(&self, k: &str) -> impl Iterator<Item = &String> {
@@ -83,6 +93,23 @@ fn decode_re() -> Option<&'static Regex> {
 /// The values `value` can take. Without a reference, itself; a reference
 /// nothing resolves stays as written.
 pub fn expand(value: &str, env: &Env, local: &BTreeMap<String, String>) -> Vec<String> {
+    expand_with(value, env, local, true)
+}
+
+/// As [`expand`], but a reference's default counts only when no config
+/// assigns the variable: the values a run can take once the configs'
+/// assignments override the defaults (`${WD:-0.01}` with `WD=0.0001`
+/// assigned is `0.0001` alone).
+pub fn expand_assigned(value: &str, env: &Env, local: &BTreeMap<String, String>) -> Vec<String> {
+    expand_with(value, env, local, false)
+}
+
+fn expand_with(
+    value: &str,
+    env: &Env,
+    local: &BTreeMap<String, String>,
+    defaults: bool,
+) -> Vec<String> {
     if !value.contains('$') {
         return vec![value.to_string()];
     }
@@ -116,9 +143,6 @@ pub fn expand(value: &str, env: &Env, local: &BTreeMap<String, String>) -> Vec<S
                 }
             };
             let mut options: BTreeSet<String> = BTreeSet::new();
-            if let Some(d) = default {
-                options.insert(super::signals::unquote(d).to_string());
-            }
             if let Some(l) = local.get(name) {
                 if !l.contains('$') {
                     options.insert(l.clone());
@@ -126,6 +150,11 @@ pub fn expand(value: &str, env: &Env, local: &BTreeMap<String, String>) -> Vec<S
             }
             for x in env.get(name) {
                 options.insert(x.clone());
+            }
+            if let Some(d) = default {
+                if defaults || options.is_empty() {
+                    options.insert(super::signals::unquote(d).to_string());
+                }
             }
             if options.is_empty() {
                 // Unresolved: keep the text, stop expanding this value.
@@ -184,5 +213,15 @@ mod tests {
         assert_eq!(expand("$UNKNOWN", &e, &none), vec!["$UNKNOWN"]);
         let local = BTreeMap::from([("model.k".to_string(), "7".to_string())]);
         assert_eq!(expand("${model.k}", &e, &local), vec!["7"]);
+        // Assigned variables override their defaults.
+        assert_eq!(
+            expand_assigned("${ALGO:-gradient_allreduce}", &e, &none),
+            vec!["async"]
+        );
+        assert_eq!(expand_assigned("${X:-0}", &e, &none), vec!["0"]);
+        assert_eq!(
+            expand_assigned("${oc.env:Y}", &e, &none),
+            vec!["${oc.env:Y}"]
+        );
     }
 }

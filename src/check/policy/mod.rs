@@ -6,13 +6,15 @@
 //!   MLLOG keys and values ([`signals`]), the 6.x precision/parallelism
 //!   disclosure ([`disclosure`]) and the eval schedule ([`eval_schedule`]);
 //! - [`check_configs`]: the same signals in implementation configs
-//!   ([`configs`]), with file and line.
+//!   ([`configs`]), with file and line, and fixed hyperparameters configs
+//!   set to another value ([`config_fixed`]).
 //!
 //! All data (reference optimizers, values, patterns, thresholds) comes from
 //! `rules/<usage>/<version>/policy.yaml` and `rules/policy/signals.yaml`
 //! through [`PolicyRules`]. Codes are documented in `rules/codes/policy.yaml`.
 //! Nothing here prints or panics on user input; output is sorted.
 
+pub mod config_fixed;
 mod config_json;
 pub mod config_log;
 pub mod configs;
@@ -49,6 +51,7 @@ pub const CODES: &[&str] = &[
     code::POL006.id,
     code::POL007.id,
     code::POL008.id,
+    code::POL009.id,
     code::POL020.id,
     code::POL021.id,
     code::POL030.id,
@@ -408,6 +411,7 @@ pub fn check_parsed_configs(
             }
         })
         .collect();
+    out.extend(config_fixed::check(rules, files, parsed));
     crate::finding::sort_findings(&mut out);
     // Repeatability notes: one per setting and implementation (the first
     // file that sets it), not one per vendored config.

@@ -119,6 +119,10 @@ pub struct BenchmarkPolicy {
     pub tunable: Vec<String>,
     /// Fixed values and relations, in key order (fixed first).
     pub checks: Vec<ValueCheck>,
+    /// The rule table's fixed values (`fixed:`), by MLLOG key: the log
+    /// checks compile them into `checks`, the config check (POL009)
+    /// compares config values with them.
+    pub fixed: BTreeMap<String, serde_json::Value>,
     pub eval_schedule: Option<EvalSchedule>,
 }
 
@@ -330,6 +334,7 @@ impl PolicyRules {
                     optimizer_checked_by_compliance: b.optimizer_checked_by_compliance,
                     tunable: b.tunable,
                     checks,
+                    fixed: b.fixed,
                     eval_schedule,
                 },
             );

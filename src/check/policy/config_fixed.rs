@@ -1,0 +1,237 @@
+//! Fixed hyperparameters set in configs (issue 16, item 3; POL009): a
+//! config of the package's own implementation that sets a hyperparameter
+//! the round fixes (`policy.yaml`, `fixed:`) to another number than the
+//! reference, whatever the log says.
+//!
+//! Config keys map to MLLOG keys as for POL008 (`rules/policy/
+//! config_log.yaml`), and settings are read the same way
+//! ([`super::config_log::settings`]): variables resolved across the linked
+//! configs, every value they can take, unresolved ones left out. The
+//! linked configs here are those of one implementation: the non-vendored
+//! configs of the benchmark in one folder under `benchmarks/<bm>/`
+//! (`implementations/<impl>/` or the older `<bm>/<impl>/`), with the files
+//! directly in `implementations/` in every implementation's set; a
+//! benchmark folder that holds configs itself (`benchmarks/<bm>/
+//! config_*.sh`) is one implementation with its folders outside
+//! `implementations/`. Configs saved with a checkpoint (NeMo's
+//! `model_config.yaml`, see `checkpoint_keys` in the data) are not the
+//! run's and are not read. A key is reported only when no linked config gives
+//! it the reference value (a `config_common.sh` default overridden by the
+//! system's config to the reference is quiet), once per file, at the first
+//! line that sets another value.
+
+use super::config_log::{self, Set};
+use super::configs::{self, Entry};
+use super::interpolate;
+use super::parsed::ParsedConfigs;
+use super::{vendored, PolicyRules};
+use crate::discover::tree::ImplFile;
+use crate::finding::{code, Finding};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a config sits below `benchmarks/<bm>/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Place<'a> {
+    /// `implementations/<impl>/...`, or the older `<impl>/...`.
+    Implementation(&'a str),
+    /// Directly in `implementations/`: shared by every implementation.
+    Shared,
+    /// Directly in `benchmarks/<bm>/` (the benchmark folder is the
+    /// implementation; its other folders, `implementations/` aside, are
+    /// parts of it).
+    Flat,
+}
+
+fn place(path: &str) -> Place<'_> {
+    match config_log::folders(path).as_slice() {
+        [] => Place::Flat,
+        ["implementations"] => Place::Shared,
+        ["implementations", imp, ..] => Place::Implementation(imp),
+        [imp, ..] => Place::Implementation(imp),
+    }
+}
+
+/// The linked configs of each implementation of a benchmark with fixed
+/// values, by index into `files`: the non-vendored configs of one
+/// implementation folder and the shared ones; in a benchmark folder that
+/// holds configs itself, all its configs outside `implementations/`.
+/// Configs saved with a checkpoint are left out.
+fn implementations<'a>(
+    rules: &PolicyRules,
+    files: &'a [ImplFile],
+    parsed: &ParsedConfigs,
+) -> BTreeMap<(&'a str, Place<'a>), Vec<usize>> {
+    let mut found: Vec<(&str, Place, bool, usize)> = Vec::new();
+    let mut flat: BTreeSet<&str> = BTreeSet::new();
+    for (i, f) in files.iter().enumerate() {
+        let fixes = rules
+            .benchmarks
+            .get(f.benchmark.as_str())
+            .is_some_and(|p| !p.fixed.is_empty());
+        let Some(entries) = parsed.entries(i).filter(|_| fixes) else {
+            continue;
+        };
+        if vendored(rules, f) || rules.config_log.is_checkpoint(entries) {
+            continue;
+        }
+        let bm = f.benchmark.as_str();
+        let p = place(&f.file.path);
+        if p == Place::Flat {
+            flat.insert(bm);
+        }
+        let under_impls = config_log::folders(&f.file.path).first() == Some(&"implementations");
+        found.push((bm, p, under_impls, i));
+    }
+    let mut groups: BTreeMap<(&str, Place), Vec<usize>> = BTreeMap::new();
+    let mut shared: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (bm, p, under_impls, i) in found {
+        let p = match p {
+            Place::Implementation(_) if flat.contains(bm) && !under_impls => Place::Flat,
+            p => p,
+        };
+        match p {
+            Place::Shared => shared.entry(bm).or_default().push(i),
+            p => groups.entry((bm, p)).or_default().push(i),
+        }
+    }
+    for (bm, common) in shared {
+        let mut joined = false;
+        for ((b, p), g) in groups.iter_mut() {
+            if *b == bm && *p != Place::Flat {
+                g.extend(&common);
+                joined = true;
+            }
+        }
+        if !joined {
+            groups.insert((bm, Place::Shared), common);
+        }
+    }
+    groups
+}
+
+/// POL009 findings over the configs of a check (`parsed` was read from
+/// `files`). The caller decides whether the division is closed.
+pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for ((bm, _), linked) in implementations(rules, files, parsed) {
+        let Some(policy) = rules.benchmarks.get(bm) else {
+            continue;
+        };
+        let all: Vec<(&ImplFile, &[Entry])> = linked
+            .iter()
+            .filter_map(|&i| parsed.entries(i).map(|e| (&files[i], e)))
+            .collect();
+        let kept = overridden_defaults_out(&all);
+        let mine: Vec<(&ImplFile, &[Entry])> = all
+            .iter()
+            .zip(&kept)
+            .map(|((f, _), e)| (*f, e.as_slice()))
+            .collect();
+        let sets = config_log::settings(rules, &mine, interpolate::expand_assigned);
+        for (key, want) in &policy.fixed {
+            let given: Vec<&Set> = sets
+                .iter()
+                .filter(|(tag, _)| tag.split('|').any(|k| k == key))
+                .flat_map(|(_, v)| v)
+                .collect();
+            if given
+                .iter()
+                .any(|s| rules.config_log.agrees(&s.value, want))
+            {
+                continue;
+            }
+            let mut reported: BTreeSet<&str> = BTreeSet::new();
+            for s in given {
+                if reported.insert(s.path.as_str()) {
+                    out.push(finding(rules, bm, key, want, s));
+                }
+            }
+        }
+    }
+    crate::finding::sort_findings(&mut out);
+    out.dedup();
+    out
+}
+
+/// The settings of `group` less the defaults of the variables its configs
+/// assign (`${WEIGHT_DECAY:-0.01}` is no value of its own when a config
+/// sets `WEIGHT_DECAY=0.0001`).
+fn overridden_defaults_out(group: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
+    let mut assigned = interpolate::Env::default();
+    for (_, e) in group {
+        assigned.add_where(e, |x| !configs::is_default(x));
+    }
+    group
+        .iter()
+        .map(|(_, e)| {
+            e.iter()
+                .filter(|x| {
+                    !(configs::is_default(x) && x.path.last().is_some_and(|k| assigned.assigns(k)))
+                })
+                .cloned()
+                .collect()
+        })
+        .collect()
+}
+
+fn finding(rules: &PolicyRules, bm: &str, key: &str, want: &serde_json::Value, s: &Set) -> Finding {
+    let file = s.path.rsplit('/').next().unwrap_or(&s.path);
+    Finding::of(
+        code::POL009,
+        &s.path,
+        format!(
+            "{}: {file}:{} sets {key} to {}; the reference of {bm} is {want} and no config of the implementation gives it",
+            s.display, s.line, s.value
+        ),
+    )
+    .at_line(Some(s.line))
+    .with_help(rules.help(code::POL009))
+    .with_rule(rules.rule(&format!("benchmarks.{bm}.fixed.{key}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rulebook::source::RuleSource;
+
+    #[test]
+    fn places() {
+        let p = place;
+        assert_eq!(
+            p("P/benchmarks/bm/implementations/nemo/conf/a.yaml"),
+            Place::Implementation("nemo")
+        );
+        assert_eq!(p("P/benchmarks/bm/implementations/a.sh"), Place::Shared);
+        assert_eq!(p("P/benchmarks/bm/config_common.sh"), Place::Flat);
+        assert_eq!(
+            p("P/benchmark/bm/pytorch/a.sh"),
+            Place::Implementation("pytorch")
+        );
+    }
+
+    /// Every value a round fixes can be found in configs: its MLLOG key has
+    /// a config key in `config_log.yaml`.
+    #[test]
+    fn every_fixed_key_has_a_config_key() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/training");
+        let mut versions: Vec<String> = std::fs::read_dir(dir)
+            .expect("rules/training")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        versions.sort();
+        let mut fixed = 0;
+        for v in &versions {
+            let Ok(r) = PolicyRules::load(&RuleSource::Embedded, "training", v) else {
+                continue;
+            };
+            for (bm, p) in &r.benchmarks {
+                for key in p.fixed.keys() {
+                    fixed += 1;
+                    assert!(r.config_log.maps(key), "{v} {bm}: {key} has no config key");
+                }
+            }
+        }
+        assert!(fixed >= 4, "{fixed} fixed values");
+    }
+}
