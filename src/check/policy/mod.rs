@@ -14,6 +14,7 @@
 //! through [`PolicyRules`]. Codes are documented in `rules/codes/policy.yaml`.
 //! Nothing here prints or panics on user input; output is sorted.
 
+mod anchors;
 pub mod config_fixed;
 mod config_json;
 pub mod config_log;

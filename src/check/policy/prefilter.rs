@@ -1,54 +1,139 @@
 //! A quick look at a whole config text before it is parsed: vendored
 //! framework trees hold thousands of configs, and almost none mention
-//! anything the policy data looks for. The text is put in normal form
-//! (camelCase split, lower case, every other run of characters one `_`,
-//! the form names and values are matched in) and one regex of every word
-//! pattern (signal families, framework settings' keys, values and
-//! triggers, optimizer keys) is tried on it. No match: no setting of the
-//! file can match, so it is not parsed. The test is conservative by
-//! construction: a name or value is a run of the text, so its normal form
-//! is a run of the text's normal form.
+//! anything the policy data looks for. The word patterns (signal families,
+//! framework settings' keys, values and triggers, optimizer keys) are
+//! matched in normal form (camelCase split, lower case, every other run of
+//! characters one `_`, the form names and values are matched in). Words
+//! every match must hold are looked for in the raw bytes first (see
+//! [`super::anchors`]); only the text around one found is put in normal
+//! form and tried with the patterns that word anchors. No match: no
+//! setting of the file can match, so it is not parsed. The test is
+//! conservative by construction: a name or value is a run of the text, so
+//! its normal form is a run of the text's normal form.
 
+use super::anchors::Anchors;
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// A set of word patterns tried on text in normal form, compiled the first
-/// time it is used: a `check` with no implementation config never pays for
-/// it. Used twice: on a config's whole text before it is parsed, and on
-/// each setting (key path and value) before the framework data is tried.
+/// A set of word patterns tried on text, its search built the first time
+/// it is used (a `check` with no implementation config never pays for it)
+/// and each pattern's regex the first time a word anchoring it is found.
+/// Used twice: on a config's whole text before it is parsed, and on each
+/// setting (key path and value, in normal form) before the framework data
+/// is tried.
 #[derive(Debug)]
 pub struct Prefilter {
-    base: Lazy,
+    base: Part,
     /// Only the `own` patterns: a file outside vendored trees may match
-    /// either (one regex of both cost another 19M instructions to build on
-    /// every run).
-    own: Lazy,
+    /// either.
+    own: Part,
 }
 
-/// One regex of alternatives, built on first use. A regex that cannot be
-/// built (too large for the automaton) lets everything through: the
-/// prefilter may only save work, never lose a finding.
+/// Patterns with their anchors and regexes. A regex that cannot be built
+/// lets everything through: the prefilter may only save work, never lose
+/// a finding.
 #[derive(Debug)]
-struct Lazy {
-    source: Option<String>,
-    built: OnceLock<Option<Regex>>,
+struct Part {
+    patterns: Vec<String>,
+    /// How often words occur in configs (percent of files).
+    frequency: BTreeMap<String, f64>,
+    anchors: OnceLock<Anchors>,
+    /// Each pattern's regex (`(?:^|_)(?:p)(?:_|$)`), built on first use.
+    regexes: Vec<OnceLock<Option<Regex>>>,
+    /// The patterns without anchors, in one regex, tried on the whole text.
+    unanchored: OnceLock<Option<Regex>>,
 }
 
-impl Lazy {
-    fn new(pats: &[String]) -> Lazy {
-        Lazy {
-            source: (!pats.is_empty()).then(|| words(pats)),
-            built: OnceLock::new(),
+impl Part {
+    fn new(pats: &[String], frequency: &BTreeMap<String, f64>) -> Part {
+        Part {
+            patterns: pats.to_vec(),
+            frequency: frequency.clone(),
+            anchors: OnceLock::new(),
+            regexes: pats.iter().map(|_| OnceLock::new()).collect(),
+            unanchored: OnceLock::new(),
         }
     }
 
-    /// `None`: no patterns. `Some(true)` when the text may match.
-    fn is_match(&self, text: &[u8]) -> Option<bool> {
-        let source = self.source.as_deref()?;
-        let re = self.built.get_or_init(|| build(source).ok());
-        Some(re.as_ref().is_none_or(|r| r.is_match(text)))
+    fn anchors(&self) -> &Anchors {
+        self.anchors
+            .get_or_init(|| Anchors::new(&self.patterns, &self.frequency))
     }
+
+    /// Whether `text` may match; `normal`: it is in normal form already.
+    fn may_match(&self, text: &[u8], normal: bool) -> bool {
+        if self.patterns.is_empty() {
+            return false;
+        }
+        let a = self.anchors();
+        let anchored = a.any_span(text, normal, |span, pats| {
+            with_normal(span, normal, |norm| {
+                pats.iter().any(|&p| self.tried(a, p as usize, norm))
+            })
+        });
+        match anchored {
+            Some(true) => true,
+            Some(false) => {
+                !a.unanchored.is_empty()
+                    && with_normal(text, normal, |norm| {
+                        self.unanchored
+                            .get_or_init(|| {
+                                let pats: Vec<String> = a
+                                    .unanchored
+                                    .iter()
+                                    .filter_map(|&i| self.patterns.get(i).cloned())
+                                    .collect();
+                                build(&words(&pats)).ok()
+                            })
+                            .as_ref()
+                            .is_none_or(|r| r.is_match(norm))
+                    })
+            }
+            // No search: every pattern on the whole text.
+            None => with_normal(text, normal, |norm| {
+                (0..self.patterns.len()).any(|p| self.tried(a, p, norm))
+            }),
+        }
+    }
+
+    /// Whether pattern `i` matches `norm`: by its literals when they are
+    /// the whole pattern, else by its regex.
+    fn tried(&self, a: &Anchors, i: usize, norm: &[u8]) -> bool {
+        a.exact_match(i, norm)
+            .unwrap_or_else(|| self.pattern_matches(i, norm))
+    }
+
+    fn pattern_matches(&self, i: usize, norm: &[u8]) -> bool {
+        let (Some(cell), Some(p)) = (self.regexes.get(i), self.patterns.get(i)) else {
+            return true;
+        };
+        cell.get_or_init(|| build(&words(std::slice::from_ref(p))).ok())
+            .as_ref()
+            .is_none_or(|r| r.is_match(norm))
+    }
+}
+
+/// Calls `f` with `text` in normal form (put there in a buffer kept per
+/// thread, unless `normal` says it is already).
+fn with_normal(text: &[u8], normal: bool, f: impl FnOnce(&[u8]) -> bool) -> bool {
+    if normal {
+        return f(text);
+    }
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUF.with(|buf| {
+        let mut norm = buf.borrow_mut();
+        normalize_into(text, &mut norm);
+        let hit = f(&norm);
+        if norm.capacity() > 1 << 20 {
+            // Do not keep a large file's buffer for the rest of the run.
+            *norm = Vec::new();
+        }
+        hit
+    })
 }
 
 /// The text it runs on is normalised to ASCII `[a-z0-9_]`: byte classes,
@@ -67,8 +152,7 @@ fn build(p: &str) -> Result<Regex, String> {
                 .backtrack(false)
                 // Every alternative starts at a `_`, the most common byte
                 // of the text: a literal prefilter costs more to build
-                // (an Aho-Corasick automaton of hundreds of literals) than
-                // it saves.
+                // than it saves.
                 .auto_prefilter(false),
         )
         .build(p)
@@ -82,38 +166,30 @@ fn words(pats: &[String]) -> String {
 
 impl Prefilter {
     /// `own`: patterns of what is reported only outside vendored trees
-    /// (optimizer keys, repeatability settings). Each pattern was compiled
-    /// where it is matched (signals, frameworks), so rule data errors are
-    /// reported there; these regexes are built on first use.
-    pub fn new(patterns: &[String], own: &[String]) -> Prefilter {
+    /// (optimizer keys, repeatability settings); `frequency`: how often
+    /// words occur in configs (percent of files), to look for rare ones.
+    /// Each pattern was compiled where it is matched (signals,
+    /// frameworks), so rule data errors are reported there.
+    pub fn new(
+        patterns: &[String],
+        own: &[String],
+        frequency: &BTreeMap<String, f64>,
+    ) -> Prefilter {
         Prefilter {
-            base: Lazy::new(patterns),
-            own: Lazy::new(own),
+            base: Part::new(patterns, frequency),
+            own: Part::new(own, frequency),
         }
     }
 
-    /// Whether anything in `text` may match; `own`: the file is not in a
-    /// vendored tree, so the `own` patterns count too.
+    /// Whether anything in raw `text` may match; `own`: the file is not in
+    /// a vendored tree, so the `own` patterns count too.
     pub fn may_match(&self, text: &[u8], own: bool) -> bool {
-        thread_local! {
-            // One buffer per thread for the normal form of every file.
-            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        BUF.with(|buf| {
-            let mut norm = buf.borrow_mut();
-            normalize_into(text, &mut norm);
-            let hit = self.may_match_normalized(&norm, own);
-            if norm.capacity() > 1 << 20 {
-                // Do not keep a large file's buffer for the rest of the run.
-                *norm = Vec::new();
-            }
-            hit
-        })
+        self.base.may_match(text, false) || (own && self.own.may_match(text, false))
     }
 
     /// [`Prefilter::may_match`] on text already in normal form.
     pub fn may_match_normalized(&self, norm: &[u8], own: bool) -> bool {
-        self.base.is_match(norm) == Some(true) || (own && self.own.is_match(norm) == Some(true))
+        self.base.may_match(norm, true) || (own && self.own.may_match(norm, true))
     }
 }
 
@@ -266,9 +342,163 @@ mod tests {
             let text = String::from_utf8(normalize_text(s.as_bytes())).unwrap_or_default();
             assert_eq!(text.trim_matches('_'), normalize(s));
         }
-        let p = Prefilter::new(&["power_?sgd([a-z0-9]*)".into()], &["optim".into()]);
+        let p = Prefilter::new(
+            &["power_?sgd([a-z0-9]*)".into()],
+            &["optim".into()],
+            &BTreeMap::new(),
+        );
         assert!(p.may_match(b"hook: x.powerSGD_hook", false));
         assert!(!p.may_match(b"hook: allreduce_hook\noptim: sgd", false));
         assert!(p.may_match(b"optim:\n  name: sgd", true));
+    }
+}
+
+#[cfg(test)]
+mod equivalence {
+    use super::*;
+
+    /// The whole text in normal form, tried with one regex of every
+    /// pattern: what the prefilter did before it looked for anchors.
+    fn whole(part: &Part, text: &[u8]) -> bool {
+        if part.patterns.is_empty() {
+            return false;
+        }
+        let re = build(&words(&part.patterns)).unwrap_or_else(|e| panic!("{e}"));
+        re.is_match(&normalize_text(text))
+    }
+
+    /// `stale_grad` as `staleGrad`: separators dropped, the next letter
+    /// upper-cased.
+    fn camel(s: &str) -> String {
+        let mut out = String::new();
+        let mut up = false;
+        for c in s.chars() {
+            if c == '_' || c == '-' {
+                up = true;
+            } else if up {
+                out.push(c.to_ascii_uppercase());
+                up = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// Looking for anchors first loses nothing: on every policy fixture,
+    /// as written, upper-cased, in camelCase and with dashes, the verdict
+    /// is the one the whole text in normal form gives.
+    #[test]
+    fn anchors_lose_nothing() {
+        let rules = crate::check::policy::PolicyRules::find(
+            &crate::rulebook::source::RuleSource::Embedded,
+            "training",
+            "5.1.0",
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no policy pack"));
+        let p = &rules.prefilter;
+        let mut stack = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/policy"
+        ))];
+        let (mut texts, mut hits) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")) {
+                let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                for variant in [
+                    text.clone(),
+                    text.to_uppercase(),
+                    camel(&text),
+                    text.replace('_', "-"),
+                ] {
+                    texts += 1;
+                    let b = variant.as_bytes();
+                    for (part, own) in [(&p.base, false), (&p.own, true)] {
+                        let want = whole(part, b);
+                        assert_eq!(
+                            part.may_match(b, false),
+                            want,
+                            "{} (own {own}): {variant:?}",
+                            path.display()
+                        );
+                        hits += usize::from(want);
+                    }
+                }
+            }
+        }
+        assert!(texts > 200 && hits > 100, "{texts} texts, {hits} hits");
+    }
+}
+
+#[cfg(test)]
+mod corpus_equivalence {
+    use super::*;
+
+    /// The same on every config of the shared corpus (about 10,000 real
+    /// files, vendored NeMo and Megatron-LM trees among them).
+    #[test]
+    fn anchors_lose_nothing_on_the_corpus() {
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+        if !root.is_dir() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "../shared/corpus not found beside the checkout, and CI is set"
+            );
+            eprintln!("../shared/corpus not found: test skipped");
+            return;
+        }
+        let rules = crate::check::policy::PolicyRules::find(
+            &crate::rulebook::source::RuleSource::Embedded,
+            "training",
+            "5.1.0",
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no policy pack"));
+        let p = &rules.prefilter;
+        let cf = &rules.signals.config_files;
+        let whole = [&p.base, &p.own]
+            .map(|part| build(&words(&part.patterns)).unwrap_or_else(|e| panic!("{e}")));
+        let mut stack = vec![root.to_path_buf()];
+        let (mut files, mut hits) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")) {
+                let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if crate::check::policy::configs::format_of(&name, &cf.extensions, &cf.names)
+                    .is_none()
+                {
+                    continue;
+                }
+                let Ok(bytes) = std::fs::read(&path) else {
+                    continue;
+                };
+                if bytes.len() as u64 > cf.max_bytes {
+                    continue;
+                }
+                files += 1;
+                let norm = normalize_text(&bytes);
+                for (k, part) in [&p.base, &p.own].into_iter().enumerate() {
+                    let want = whole[k].is_match(&norm);
+                    assert_eq!(part.may_match(&bytes, false), want, "{}", path.display());
+                    hits += usize::from(want);
+                }
+            }
+        }
+        assert!(files > 5000 && hits > 100, "{files} files, {hits} hits");
     }
 }

@@ -5,6 +5,7 @@
 
 use regex::Regex;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
 #[derive(Debug, Deserialize)]
@@ -56,6 +57,10 @@ pub struct ConfigFiles {
     /// (package manager lock files), compared lower-cased.
     #[serde(default)]
     pub skip_names: Vec<String>,
+    /// How often words occur in configs (percent of config files), for
+    /// the prefilter to look for the rarest word of each pattern.
+    #[serde(default)]
+    pub word_frequency: BTreeMap<String, f64>,
 }
 
 /// One family of signals, with its code.
