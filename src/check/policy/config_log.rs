@@ -267,9 +267,12 @@ pub fn check(
         }
     }
     for (bm, runs, linked) in &links {
+        // A config saved with a checkpoint describes the model the run
+        // starts from (its pretraining), not the run: not compared.
         let mine: Vec<(&ImplFile, &[Entry])> = linked
             .iter()
             .filter_map(|&i| parsed.entries(i).map(|e| (&files[i], e)))
+            .filter(|(_, e)| !rules.config_log.is_checkpoint(e))
             .collect();
         out.extend(contradictions(rules, bm, &mine, runs));
     }
