@@ -158,17 +158,28 @@ pub fn check_path_with_progress(
     opts: &CheckOptions,
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
-    let mut tree = discover::discover(input);
     let package = crate::discover::scope::is_package(input);
-    if package {
-        let root = tree.root.clone();
-        tree.findings
-            .extend(crate::aggregate::package::repo::check_repo(
-                &rules.repo,
-                input,
-                &root,
-                &rules.version,
-            ));
+    // The package's own walk (file names, sizes, links) and discovery are
+    // two walks of the tree, each in one thread: side by side. The repo
+    // findings are shown under the root discovery names, which is the
+    // path as given with its separators normalized (the same string
+    // `discover` puts in `tree.root`).
+    let (mut tree, repo) = rayon::join(
+        || discover::discover(input),
+        || {
+            package.then(|| {
+                let root = discover::paths::display_root(input);
+                crate::aggregate::package::repo::check_repo(
+                    &rules.repo,
+                    input,
+                    &root,
+                    &rules.version,
+                )
+            })
+        },
+    );
+    if let Some(repo) = repo {
+        tree.findings.extend(repo);
     }
     let mut outcome = check_tree(rules, &tree, opts, progress)?;
     if package {
@@ -219,25 +230,39 @@ fn check_tree(
     let listed = std::sync::Mutex::new(Listed::new(&rules.codes, opts.config.as_ref(), &[]));
     // Unzipped at once: the per-log results besides the report's entry are
     // boxed, and consumed below in one pass.
-    let (mut logs, passes): (Vec<LogCheck>, Vec<OnePass>) = files
-        .par_iter()
-        .map(|(f, dir)| {
-            let division = dir.and_then(|d| division_of(&d.system));
-            let mut collectors = Collectors::new(rules, opts, *dir);
-            let mut log =
-                rules::check_file_observed(&rules.compliance, &f.fs, &f.path, &mut collectors);
-            let pass = collectors.finish(rules, f, *dir, division);
-            let own = std::mem::take(&mut log.findings);
-            if !own.is_empty() {
-                let mut listed = listed.lock().unwrap_or_else(|e| e.into_inner());
-                for finding in own {
-                    listed.add_log(finding, loose);
+    // Implementation configs (unless every system is in the open
+    // division) are read and parsed while the logs are checked: neither
+    // needs the other.
+    let all_open = !systems.is_empty()
+        && systems
+            .values()
+            .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
+    let policy_rules = rules.policy.as_ref().filter(|_| !all_open);
+    let configs = &tree.implementation_files;
+    let check_logs = || -> (Vec<LogCheck>, Vec<OnePass>) {
+        files
+            .par_iter()
+            .map(|(f, dir)| {
+                let division = dir.and_then(|d| division_of(&d.system));
+                let mut collectors = Collectors::new(rules, opts, *dir);
+                let mut log =
+                    rules::check_file_observed(&rules.compliance, &f.fs, &f.path, &mut collectors);
+                let pass = collectors.finish(rules, f, *dir, division);
+                let own = std::mem::take(&mut log.findings);
+                if !own.is_empty() {
+                    let mut listed = listed.lock().unwrap_or_else(|e| e.into_inner());
+                    for finding in own {
+                        listed.add_log(finding, loose);
+                    }
                 }
-            }
-            progress.advance();
-            (log, pass)
-        })
-        .unzip();
+                progress.advance();
+                (log, pass)
+            })
+            .unzip()
+    };
+    let ((mut logs, passes), parsed) = rayon::join(check_logs, || {
+        policy_rules.map(|p| policy::parsed::ParsedConfigs::read(p, configs))
+    });
     let mut listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut policy_findings = Vec::new();
     // Each folder's runs, in the order of its logs; `None` once one of its
@@ -265,23 +290,16 @@ fn check_tree(
     // Implementation configs, unless every system is in the open division;
     // repeatability settings are notes of their own section.
     let mut repeatability = Vec::new();
-    if let Some(p) = &rules.policy {
-        let all_open = !systems.is_empty()
-            && systems
-                .values()
-                .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
-        if !all_open {
-            // Read and parsed once for both checks.
-            let configs = &tree.implementation_files;
-            let parsed = policy::parsed::ParsedConfigs::read(p, configs);
-            let found = policy::check_parsed_configs(p, configs, &parsed);
-            let (rest, notes) = policy::repeatability::split(p, found);
-            policy_findings.extend(rest);
-            repeatability = notes;
-            let linked = policy::config_log::check(p, configs, &parsed, &run_logs);
-            policy_findings.extend(linked);
-        }
+    if let (Some(p), Some(parsed)) = (policy_rules, &parsed) {
+        // Read and parsed once for both checks.
+        let found = policy::check_parsed_configs(p, configs, parsed);
+        let (rest, notes) = policy::repeatability::split(p, found);
+        policy_findings.extend(rest);
+        repeatability = notes;
+        let linked = policy::config_log::check(p, configs, parsed, &run_logs);
+        policy_findings.extend(linked);
     }
+    drop(parsed);
     drop(run_logs);
     let verdicts: HashMap<&str, bool> = logs
         .iter()
