@@ -54,6 +54,9 @@ struct Walker {
     /// through: a real sub-folder's is its parent's plus its name, with no
     /// `canonicalize` (which reads every component: quadratic in depth).
     canon_of: HashMap<PathBuf, PathBuf>,
+    /// Folders a listing saw as real folders (not links): entered without
+    /// asking the file system again.
+    real_dirs: HashSet<PathBuf>,
     findings: Vec<Finding>,
 }
 
@@ -63,6 +66,7 @@ impl Walker {
             root_canon: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             visited: HashSet::new(),
             canon_of: HashMap::new(),
+            real_dirs: HashSet::new(),
             findings: Vec::new(),
         }
     }
@@ -86,7 +90,8 @@ impl Walker {
     fn enter(&mut self, fs_path: &Path, path: &str) -> bool {
         let from_parent = match (fs_path.parent(), fs_path.file_name()) {
             (Some(parent), Some(name))
-                if fs::symlink_metadata(fs_path).is_ok_and(|m| m.is_dir()) =>
+                if self.real_dirs.contains(fs_path)
+                    || fs::symlink_metadata(fs_path).is_ok_and(|m| m.is_dir()) =>
             {
                 self.canon_of.get(parent).map(|c| c.join(name))
             }
@@ -192,7 +197,10 @@ impl Walker {
                     Some(k) => k,
                     None => continue,
                 },
-                Ok(t) if t.is_dir() => Kind::Dir,
+                Ok(t) if t.is_dir() => {
+                    self.real_dirs.insert(child_fs.clone());
+                    Kind::Dir
+                }
                 Ok(t) if t.is_file() => Kind::File,
                 Ok(_) => Kind::Other,
                 Err(e) => {

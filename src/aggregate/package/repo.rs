@@ -74,17 +74,26 @@ pub fn check_repo(rules: &RepoRules, root: &Path, shown: &str, version: &str) ->
             let name = entry.file_name().to_string_lossy().into_owned();
             let path = entry.path();
             let entry_shown = join(&dir_shown, &name);
-            // The entry's own metadata (not following a link), looked up
-            // from its open folder rather than by the whole path again.
-            let Ok(meta) = entry.metadata() else {
+            // The entry's own type (not following a link), from the
+            // listing itself; its metadata (looked up from its open folder)
+            // only for the size of what is neither a folder nor a link.
+            let Ok(kind) = entry.file_type() else {
                 continue;
+            };
+            let meta = if kind.is_symlink() || kind.is_dir() {
+                None
+            } else {
+                match entry.metadata() {
+                    Ok(m) => Some(m),
+                    Err(_) => continue,
+                }
             };
             if rules.bad_name(&name) {
                 hits.entry(code::REPO001.id)
                     .or_default()
                     .push((entry_shown.clone(), format!("'{name}'")));
             }
-            if meta.file_type().is_symlink() {
+            if kind.is_symlink() {
                 // Relative targets resolve from the link's folder, as in a
                 // clone (the official tool resolves them from its working
                 // directory).
@@ -97,9 +106,9 @@ pub fn check_repo(rules: &RepoRules, root: &Path, shown: &str, version: &str) ->
                         format!("points at '{target}', which does not exist"),
                     ));
                 }
-            } else if meta.is_dir() {
+            } else if kind.is_dir() {
                 stack.push((path, entry_shown));
-            } else if meta.len() > limit {
+            } else if let Some(meta) = meta.filter(|m| m.len() > limit) {
                 hits.entry(code::REPO002.id).or_default().push((
                     entry_shown,
                     format!(
