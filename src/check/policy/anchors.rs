@@ -298,21 +298,29 @@ impl Anchors {
         if self.words.is_empty() {
             return Some(false);
         }
-        let short = if normal { Some(self.short()?) } else { None };
-        let groups = if normal { &[][..] } else { self.groups()? };
+        if normal {
+            // A setting's key path and value: short, tried whole with the
+            // patterns of every word found.
+            let mut pats: Vec<u32> = Vec::new();
+            for m in self.short()?.find_overlapping_iter(text) {
+                let n = &self.needles[m.pattern().as_usize()];
+                let s = m.start();
+                if (!n.starts || word_start(text, s)) && (!n.ends || word_start(text, s + n.len)) {
+                    pats.extend_from_slice(&n.patterns);
+                }
+            }
+            return Some(!pats.is_empty() && check(text, &mut pats, &mut verify));
+        }
+        let groups = self.groups()?;
         thread_local! {
             static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         LOWER.with(|buf| {
             let mut buf = buf.borrow_mut();
-            let hay: &[u8] = if normal {
-                text
-            } else {
-                buf.clear();
-                buf.extend_from_slice(text);
-                buf.make_ascii_lowercase();
-                &buf
-            };
+            buf.clear();
+            buf.extend_from_slice(text);
+            buf.make_ascii_lowercase();
+            let hay: &[u8] = &buf;
             // Every place a word starts, with the needles found there.
             let mut found: Vec<(usize, usize)> = Vec::new();
             let mut keep = |s: usize, j: usize| {
@@ -321,11 +329,6 @@ impl Anchors {
                     found.push((s, j));
                 }
             };
-            if let Some(ac) = short {
-                for m in ac.find_overlapping_iter(hay) {
-                    keep(m.start(), m.pattern().as_usize());
-                }
-            }
             for g in groups {
                 let mut at = 0;
                 while let Some((s, _, k)) = g.searcher.find_at(hay, at) {
