@@ -36,8 +36,8 @@ use aho_corasick::packed;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind, Span};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use regex_syntax::hir::{Class, Hir, HirKind};
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
 
 /// The words to look for, and what each anchors.
 #[derive(Debug)]
@@ -149,23 +149,18 @@ impl Anchors {
     /// The anchors of word patterns (in normal form). `frequency`: how
     /// often words occur in configs (percent of files), to choose rare
     /// ones.
-    pub(super) fn new(patterns: &[String], frequency: &BTreeMap<String, f64>) -> Anchors {
+    pub(super) fn new(
+        patterns: &[String],
+        frequency: &BTreeMap<String, f64>,
+        analyses: &Analyses,
+    ) -> Anchors {
         let mut unanchored = Vec::new();
         // Every literal of every pattern: (pattern, its words).
         let mut lits: Vec<(usize, Vec<Word>)> = Vec::new();
         let mut reach = vec![0; patterns.len()];
         let mut exact: Vec<Option<Exact>> = patterns.iter().map(|_| None).collect();
         for (i, p) in patterns.iter().enumerate() {
-            let parsed = regex_syntax::ParserBuilder::new()
-                .unicode(false)
-                .utf8(false)
-                .build()
-                .parse(p)
-                .ok();
-            let found = parsed
-                .as_ref()
-                .and_then(|hir| Some((max_separators(hir)?, literal_words(hir)?)));
-            match found {
+            match analyses.of(p) {
                 Some((r, found)) => {
                     reach[i] = r;
                     exact[i] = found.exact.map(Exact::new);
@@ -527,9 +522,35 @@ fn max_separators(h: &Hir) -> Option<usize> {
 /// What a pattern's literals say: the words of each literal prefix (or
 /// suffix, whichever has the longer shortest word), and every match when
 /// the literals are the whole pattern.
+#[derive(Debug, Clone)]
 struct Literals {
     words: Vec<Vec<Word>>,
     exact: Option<Vec<Vec<u8>>>,
+}
+
+/// What the anchors need of each pattern (how far a match reaches, its
+/// literals), worked out once per distinct pattern: the file prefilter and
+/// the setting gate share most of theirs.
+#[derive(Debug, Default)]
+pub(super) struct Analyses(Mutex<HashMap<String, Option<(usize, Literals)>>>);
+
+impl Analyses {
+    fn of(&self, pattern: &str) -> Option<(usize, Literals)> {
+        if let Some(found) = self.0.lock().ok().and_then(|m| m.get(pattern).cloned()) {
+            return found;
+        }
+        let found = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(pattern)
+            .ok()
+            .and_then(|hir| Some((max_separators(&hir)?, literal_words(&hir)?)));
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(pattern.to_string(), found.clone());
+        }
+        found
+    }
 }
 
 /// The [`Literals`] of a pattern; `None` when neither its prefixes nor
@@ -698,6 +719,7 @@ mod tests {
         Anchors::new(
             &p.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
             &BTreeMap::new(),
+            &Analyses::default(),
         )
     }
 
@@ -782,7 +804,11 @@ mod tests {
     #[test]
     fn common_words_last() {
         let frequency = BTreeMap::from([("grad".to_string(), 30.0)]);
-        let a = Anchors::new(&["grad_delay".to_string(), "grad".to_string()], &frequency);
+        let a = Anchors::new(
+            &["grad_delay".to_string(), "grad".to_string()],
+            &frequency,
+            &Analyses::default(),
+        );
         // `delay` anchors the first pattern, `grad` only the one that has
         // nothing else.
         assert_eq!(a.needles.len(), 2);

@@ -750,7 +750,12 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"))
         .unwrap_or_else(|| panic!("no policy pack"));
-        let open = Prefilter::new(&["[a-z0-9_]*".to_string()], &[], &BTreeMap::new());
+        let open = Prefilter::new(
+            &["[a-z0-9_]*".to_string()],
+            &[],
+            &BTreeMap::new(),
+            &Default::default(),
+        );
         let mut stack = vec![std::path::PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/policy"

@@ -11,11 +11,11 @@
 //! conservative by construction: a name or value is a run of the text, so
 //! its normal form is a run of the text's normal form.
 
-use super::anchors::Anchors;
+use super::anchors::{Analyses, Anchors};
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A set of word patterns tried on text, its search built the first time
 /// it is used (a `check` with no implementation config never pays for it)
@@ -39,6 +39,8 @@ struct Part {
     patterns: Vec<String>,
     /// How often words occur in configs (percent of files).
     frequency: BTreeMap<String, f64>,
+    /// Shared with the other prefilters of the same rules.
+    analyses: Arc<Analyses>,
     anchors: OnceLock<Anchors>,
     /// Each pattern's regex (`(?:^|_)(?:p)(?:_|$)`), built on first use.
     regexes: Vec<OnceLock<Option<Regex>>>,
@@ -47,10 +49,11 @@ struct Part {
 }
 
 impl Part {
-    fn new(pats: &[String], frequency: &BTreeMap<String, f64>) -> Part {
+    fn new(pats: &[String], frequency: &BTreeMap<String, f64>, analyses: &Arc<Analyses>) -> Part {
         Part {
             patterns: pats.to_vec(),
             frequency: frequency.clone(),
+            analyses: Arc::clone(analyses),
             anchors: OnceLock::new(),
             regexes: pats.iter().map(|_| OnceLock::new()).collect(),
             unanchored: OnceLock::new(),
@@ -59,7 +62,7 @@ impl Part {
 
     fn anchors(&self) -> &Anchors {
         self.anchors
-            .get_or_init(|| Anchors::new(&self.patterns, &self.frequency))
+            .get_or_init(|| Anchors::new(&self.patterns, &self.frequency, &self.analyses))
     }
 
     /// Whether `text` may match; `normal`: it is in normal form already.
@@ -167,17 +170,20 @@ fn words(pats: &[String]) -> String {
 impl Prefilter {
     /// `own`: patterns of what is reported only outside vendored trees
     /// (optimizer keys, repeatability settings); `frequency`: how often
-    /// words occur in configs (percent of files), to look for rare ones.
+    /// words occur in configs (percent of files), to look for rare ones;
+    /// `analyses`: what is worked out of each pattern, shared by the
+    /// prefilters of one set of rules.
     /// Each pattern was compiled where it is matched (signals,
     /// frameworks), so rule data errors are reported there.
-    pub fn new(
+    pub(super) fn new(
         patterns: &[String],
         own: &[String],
         frequency: &BTreeMap<String, f64>,
+        analyses: &Arc<Analyses>,
     ) -> Prefilter {
         Prefilter {
-            base: Part::new(patterns, frequency),
-            own: Part::new(own, frequency),
+            base: Part::new(patterns, frequency, analyses),
+            own: Part::new(own, frequency, analyses),
         }
     }
 
@@ -346,6 +352,7 @@ mod tests {
             &["power_?sgd([a-z0-9]*)".into()],
             &["optim".into()],
             &BTreeMap::new(),
+            &Default::default(),
         );
         assert!(p.may_match(b"hook: x.powerSGD_hook", false));
         assert!(!p.may_match(b"hook: allreduce_hook\noptim: sgd", false));

@@ -245,12 +245,13 @@ impl PolicyRules {
         let mut own = frameworks.own_text_patterns.clone();
         own.push(optimizer_key.clone());
         let common = &signals.config_files.word_frequency;
-        let prefilter = Prefilter::new(&words, &own, common);
+        let analyses = std::sync::Arc::default();
+        let prefilter = Prefilter::new(&words, &own, common, &analyses);
         let mut entry_words = signals.patterns.clone();
         entry_words.extend(frameworks.entry_patterns.iter().cloned());
         let mut entry_own = frameworks.own_entry_patterns.clone();
         entry_own.push(optimizer_key);
-        let entry_gate = Prefilter::new(&entry_words, &entry_own, common);
+        let entry_gate = Prefilter::new(&entry_words, &entry_own, common, &analyses);
         let mut help = BTreeMap::new();
         let fw_codes: Vec<String> = frameworks.settings.iter().map(|s| s.code.clone()).collect();
         for code in signals
