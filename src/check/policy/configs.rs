@@ -743,48 +743,32 @@ mod tests {
     /// gives, inside and outside vendored trees.
     #[test]
     fn the_setting_gate_loses_nothing() {
-        let rules = super::super::PolicyRules::find(
-            &crate::rulebook::source::RuleSource::Embedded,
-            "training",
-            "5.1.0",
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-        .unwrap_or_else(|| panic!("no policy pack"));
+        use crate::check::policy::test_support::{files_under, fixtures, rules};
+        let rules = rules();
         let open = Prefilter::new(
             &["[a-z0-9_]*".to_string()],
             &[],
             &BTreeMap::new(),
             &Default::default(),
         );
-        let mut stack = vec![std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/policy"
-        ))];
         let (mut files, mut hits) = (0, 0);
-        while let Some(dir) = stack.pop() {
-            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")) {
-                let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(&path) else {
-                    continue;
-                };
-                files += 1;
-                for format in [Format::Shell, Format::Yaml, Format::Json, Format::Ini] {
-                    let entries = parse(&text, format);
-                    let mut env = Env::default();
-                    env.add(&entries);
-                    let local = local_values(&entries);
-                    for own in [true, false] {
-                        let m = &rules.signals;
-                        let fw = &rules.frameworks;
-                        let gated = scan(&entries, m, fw, &rules.entry_gate, own, &env, &local);
-                        let all = scan(&entries, m, fw, &open, own, &env, &local);
-                        assert_eq!(gated, all, "{} as {format:?}", path.display());
-                        hits += all.len();
-                    }
+        for path in files_under(&fixtures()) {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            files += 1;
+            for format in [Format::Shell, Format::Yaml, Format::Json, Format::Ini] {
+                let entries = parse(&text, format);
+                let mut env = Env::default();
+                env.add(&entries);
+                let local = local_values(&entries);
+                for own in [true, false] {
+                    let m = &rules.signals;
+                    let fw = &rules.frameworks;
+                    let gated = scan(&entries, m, fw, &rules.entry_gate, own, &env, &local);
+                    let all = scan(&entries, m, fw, &open, own, &env, &local);
+                    assert_eq!(gated, all, "{} as {format:?}", path.display());
+                    hits += all.len();
                 }
             }
         }

@@ -595,3 +595,44 @@ fn entry_findings(
         })
         .collect()
 }
+
+/// What the policy unit tests share: the built-in rules of the newest
+/// round, and every file below a folder.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::{Path, PathBuf};
+
+    /// The built-in policy pack of training 5.1.0.
+    pub(crate) fn rules() -> super::PolicyRules {
+        super::PolicyRules::find(
+            &crate::rulebook::source::RuleSource::Embedded,
+            "training",
+            "5.1.0",
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no policy pack"))
+    }
+
+    /// Every file below `root`, at any depth, sorted.
+    pub(crate) fn files_under(root: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+                let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The policy fixtures' folder.
+    pub(crate) fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy")
+    }
+}

@@ -397,47 +397,31 @@ mod equivalence {
     /// is the one the whole text in normal form gives.
     #[test]
     fn anchors_lose_nothing() {
-        let rules = crate::check::policy::PolicyRules::find(
-            &crate::rulebook::source::RuleSource::Embedded,
-            "training",
-            "5.1.0",
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-        .unwrap_or_else(|| panic!("no policy pack"));
+        use crate::check::policy::test_support::{files_under, fixtures, rules};
+        let rules = rules();
         let p = &rules.prefilter;
-        let mut stack = vec![std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/policy"
-        ))];
         let (mut texts, mut hits) = (0, 0);
-        while let Some(dir) = stack.pop() {
-            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")) {
-                let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(&path) else {
-                    continue;
-                };
-                for variant in [
-                    text.clone(),
-                    text.to_uppercase(),
-                    camel(&text),
-                    text.replace('_', "-"),
-                ] {
-                    texts += 1;
-                    let b = variant.as_bytes();
-                    for (part, own) in [(&p.base, false), (&p.own, true)] {
-                        let want = whole(part, b);
-                        assert_eq!(
-                            part.may_match(b, false),
-                            want,
-                            "{} (own {own}): {variant:?}",
-                            path.display()
-                        );
-                        hits += usize::from(want);
-                    }
+        for path in files_under(&fixtures()) {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            for variant in [
+                text.clone(),
+                text.to_uppercase(),
+                camel(&text),
+                text.replace('_', "-"),
+            ] {
+                texts += 1;
+                let b = variant.as_bytes();
+                for (part, own) in [(&p.base, false), (&p.own, true)] {
+                    let want = whole(part, b);
+                    assert_eq!(
+                        part.may_match(b, false),
+                        want,
+                        "{} (own {own}): {variant:?}",
+                        path.display()
+                    );
+                    hits += usize::from(want);
                 }
             }
         }
@@ -453,6 +437,7 @@ mod corpus_equivalence {
     /// files, vendored NeMo and Megatron-LM trees among them).
     #[test]
     fn anchors_lose_nothing_on_the_corpus() {
+        use crate::check::policy::test_support::{files_under, rules};
         let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
         if !root.is_dir() {
             assert!(
@@ -462,48 +447,33 @@ mod corpus_equivalence {
             eprintln!("../shared/corpus not found: test skipped");
             return;
         }
-        let rules = crate::check::policy::PolicyRules::find(
-            &crate::rulebook::source::RuleSource::Embedded,
-            "training",
-            "5.1.0",
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-        .unwrap_or_else(|| panic!("no policy pack"));
+        let rules = rules();
         let p = &rules.prefilter;
         let cf = &rules.signals.config_files;
         let whole = [&p.base, &p.own]
             .map(|part| build(&words(&part.patterns)).unwrap_or_else(|e| panic!("{e}")));
-        let mut stack = vec![root.to_path_buf()];
         let (mut files, mut hits) = (0, 0);
-        while let Some(dir) = stack.pop() {
-            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")) {
-                let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                if crate::check::policy::configs::format_of(&name, &cf.extensions, &cf.names)
-                    .is_none()
-                {
-                    continue;
-                }
-                let Ok(bytes) = std::fs::read(&path) else {
-                    continue;
-                };
-                if bytes.len() as u64 > cf.max_bytes {
-                    continue;
-                }
-                files += 1;
-                let norm = normalize_text(&bytes);
-                for (k, part) in [&p.base, &p.own].into_iter().enumerate() {
-                    let want = whole[k].is_match(&norm);
-                    assert_eq!(part.may_match(&bytes, false), want, "{}", path.display());
-                    hits += usize::from(want);
-                }
+        for path in files_under(root) {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if crate::check::policy::configs::format_of(&name, &cf.extensions, &cf.names).is_none()
+            {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            if bytes.len() as u64 > cf.max_bytes {
+                continue;
+            }
+            files += 1;
+            let norm = normalize_text(&bytes);
+            for (k, part) in [&p.base, &p.own].into_iter().enumerate() {
+                let want = whole[k].is_match(&norm);
+                assert_eq!(part.may_match(&bytes, false), want, "{}", path.display());
+                hits += usize::from(want);
             }
         }
         assert!(files > 5000 && hits > 100, "{files} files, {hits} hits");
