@@ -260,8 +260,14 @@ fn check_tree(
             })
             .unzip()
     };
-    let ((mut logs, passes), parsed) = rayon::join(check_logs, || {
-        policy_rules.map(|p| policy::parsed::ParsedConfigs::read(p, configs))
+    // The configs' own findings need no log: they are made on this side
+    // of the join too, while the logs are checked.
+    let ((mut logs, passes), configs_done) = rayon::join(check_logs, || {
+        policy_rules.map(|p| {
+            let parsed = policy::parsed::ParsedConfigs::read(p, configs);
+            let found = policy::check_parsed_configs(p, configs, &parsed);
+            (parsed, policy::repeatability::split(p, found))
+        })
     });
     let mut listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut policy_findings = Vec::new();
@@ -290,16 +296,13 @@ fn check_tree(
     // Implementation configs, unless every system is in the open division;
     // repeatability settings are notes of their own section.
     let mut repeatability = Vec::new();
-    if let (Some(p), Some(parsed)) = (policy_rules, &parsed) {
+    if let (Some(p), Some((parsed, (rest, notes)))) = (policy_rules, configs_done) {
         // Read and parsed once for both checks.
-        let found = policy::check_parsed_configs(p, configs, parsed);
-        let (rest, notes) = policy::repeatability::split(p, found);
         policy_findings.extend(rest);
         repeatability = notes;
-        let linked = policy::config_log::check(p, configs, parsed, &run_logs);
+        let linked = policy::config_log::check(p, configs, &parsed, &run_logs);
         policy_findings.extend(linked);
     }
-    drop(parsed);
     drop(run_logs);
     let verdicts: HashMap<&str, bool> = logs
         .iter()
