@@ -159,18 +159,20 @@ pub fn check_path_with_progress(
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
     let package = crate::discover::scope::is_package(input);
-    // The package's own walk (file names, sizes, links) and discovery are
-    // two walks of the tree, each in one thread: side by side. The repo
-    // findings are shown under the root discovery names, which is the
-    // path as given with its separators normalized (the same string
-    // `discover` puts in `tree.root`).
+    // A package's folders are listed once, for both discovery and the
+    // package's own walk (file names, sizes, links); each then reads the
+    // listing, side by side. The repo findings are shown under the root
+    // discovery names, which is the path as given with its separators
+    // normalized (the same string `discover` puts in `tree.root`).
+    let listing = package.then(|| discover::listing::Listing::read(input, rules.repo.max_entries));
     let (mut tree, repo) = rayon::join(
-        || discover::discover(input),
+        || discover::walk::discover_listed(input, listing.as_ref()),
         || {
-            package.then(|| {
+            listing.as_ref().map(|listing| {
                 let root = discover::paths::display_root(input);
-                crate::aggregate::package::repo::check_repo(
+                crate::aggregate::package::repo::check_repo_listed(
                     &rules.repo,
+                    listing,
                     input,
                     &root,
                     &rules.version,
@@ -178,6 +180,7 @@ pub fn check_path_with_progress(
             })
         },
     );
+    drop(listing);
     if let Some(repo) = repo {
         tree.findings.extend(repo);
     }

@@ -9,6 +9,7 @@
 
 pub mod changes;
 pub mod git;
+pub mod listing;
 pub mod paths;
 pub mod round;
 pub mod scope;

@@ -7,6 +7,7 @@
 //! unreadable file or folder is a finding, never an abort. Hidden entries
 //! (names starting with `.`) are skipped, as the official `glob` does.
 
+use super::listing::Listing;
 use super::paths::{display_root, join};
 use super::tree::*;
 use crate::finding::code;
@@ -47,7 +48,10 @@ struct Entry {
     kind: Kind,
 }
 
-struct Walker {
+struct Walker<'l> {
+    /// The package's folders, listed already (by the repository checks'
+    /// walk): a folder found there is not listed again.
+    listing: Option<&'l Listing>,
     root_canon: PathBuf,
     visited: HashSet<PathBuf>,
     /// Canonical path of every folder entered, by the path it was entered
@@ -60,9 +64,10 @@ struct Walker {
     findings: Vec<Finding>,
 }
 
-impl Walker {
-    fn new(root: &Path) -> Walker {
+impl<'l> Walker<'l> {
+    fn new(root: &Path, listing: Option<&'l Listing>) -> Walker<'l> {
         Walker {
+            listing,
             root_canon: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             visited: HashSet::new(),
             canon_of: HashMap::new(),
@@ -71,7 +76,7 @@ impl Walker {
         }
     }
 
-    fn unreadable(&mut self, path: &str, what: &str, err: &std::io::Error) {
+    fn unreadable(&mut self, path: &str, what: &str, err: &dyn std::fmt::Display) {
         self.findings.push(
             Finding::of(code::PKG010, path, format!("cannot read {what}: {err}"))
                 .with_help("make the file or folder readable, or remove it from the package"),
@@ -170,53 +175,97 @@ impl Walker {
 
     /// The visible entries of a folder, sorted by name.
     fn list(&mut self, fs_path: &Path, path: &str) -> Vec<Entry> {
-        let rd = match fs::read_dir(fs_path) {
-            Ok(rd) => rd,
-            Err(e) => {
-                self.unreadable(path, "folder", &e);
-                return Vec::new();
-            }
-        };
         let mut out = Vec::new();
-        for item in rd {
-            let item = match item {
-                Ok(i) => i,
+        if let Some(folder) = self.listing.and_then(|l| l.folder(fs_path)) {
+            let items = match folder {
+                Ok(items) => items,
                 Err(e) => {
-                    self.unreadable(path, "folder entry", &e);
-                    continue;
+                    self.unreadable(path, "folder", e);
+                    return out;
                 }
             };
-            let name = super::paths::display_name(&item.file_name());
-            if name.starts_with('.') {
-                continue;
+            for item in items {
+                let item = match item {
+                    Ok(i) => i,
+                    Err(e) => {
+                        self.unreadable(path, "folder entry", e);
+                        continue;
+                    }
+                };
+                let kind = item
+                    .kind
+                    .as_ref()
+                    .map(|k| *k)
+                    .map_err(|e| e as &dyn std::fmt::Display);
+                if let Some(e) = self.entry(fs_path, path, &item.name, kind) {
+                    out.push(e);
+                }
             }
-            let child_fs = item.path();
-            let child = join(path, &name);
-            let kind = match item.file_type() {
-                Ok(t) if t.is_symlink() => match self.follow_link(&child_fs, &child) {
-                    Some(k) => k,
-                    None => continue,
-                },
-                Ok(t) if t.is_dir() => {
-                    self.real_dirs.insert(child_fs.clone());
-                    Kind::Dir
-                }
-                Ok(t) if t.is_file() => Kind::File,
-                Ok(_) => Kind::Other,
+        } else {
+            let rd = match fs::read_dir(fs_path) {
+                Ok(rd) => rd,
                 Err(e) => {
-                    self.unreadable(&child, "entry", &e);
-                    continue;
+                    self.unreadable(path, "folder", &e);
+                    return Vec::new();
                 }
             };
-            out.push(Entry {
-                name,
-                fs: child_fs,
-                path: child,
-                kind,
-            });
+            for item in rd {
+                let item = match item {
+                    Ok(i) => i,
+                    Err(e) => {
+                        self.unreadable(path, "folder entry", &e);
+                        continue;
+                    }
+                };
+                let kind = item.file_type();
+                let kind = kind
+                    .as_ref()
+                    .map(|k| *k)
+                    .map_err(|e| e as &dyn std::fmt::Display);
+                if let Some(e) = self.entry(fs_path, path, &item.file_name(), kind) {
+                    out.push(e);
+                }
+            }
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
+    }
+
+    /// One entry of the folder at `fs_path` (shown as `path`), with its own
+    /// type: `None` for a hidden entry, a link not followed or an entry
+    /// whose type could not be read (with its finding).
+    fn entry(
+        &mut self,
+        fs_path: &Path,
+        path: &str,
+        file_name: &std::ffi::OsStr,
+        kind: Result<fs::FileType, &dyn std::fmt::Display>,
+    ) -> Option<Entry> {
+        let name = super::paths::display_name(file_name);
+        if name.starts_with('.') {
+            return None;
+        }
+        let child_fs = fs_path.join(file_name);
+        let child = join(path, &name);
+        let kind = match kind {
+            Ok(t) if t.is_symlink() => self.follow_link(&child_fs, &child)?,
+            Ok(t) if t.is_dir() => {
+                self.real_dirs.insert(child_fs.clone());
+                Kind::Dir
+            }
+            Ok(t) if t.is_file() => Kind::File,
+            Ok(_) => Kind::Other,
+            Err(e) => {
+                self.unreadable(&child, "entry", e);
+                return None;
+            }
+        };
+        Some(Entry {
+            name,
+            fs: child_fs,
+            path: child,
+            kind,
+        })
     }
 
     /// A finding about an entry the walk ignores (PKG012, PKG013: notes).
@@ -256,6 +305,12 @@ fn read_params(w: &mut Walker, fs_path: &Path, path: &str) -> Option<ParamsFile>
 
 /// Discovers what `input` is and builds its tree.
 pub fn discover(input: &Path) -> Submission {
+    discover_listed(input, None)
+}
+
+/// [`discover`], reading folders from `listing` (a [`Listing`] of
+/// `input`) where it holds them.
+pub fn discover_listed(input: &Path, listing: Option<&Listing>) -> Submission {
     let root = display_root(input);
     let meta = match fs::metadata(input) {
         Ok(m) => m,
@@ -274,7 +329,7 @@ pub fn discover(input: &Path) -> Submission {
     }
     let has = |name: &str| input.join(name).is_dir();
     if has("results") || has("systems") {
-        return discover_package(input, root);
+        return discover_package(input, root, listing);
     }
     let looks_like_benchmark = fs::read_dir(input)
         .map(|rd| {
@@ -285,7 +340,7 @@ pub fn discover(input: &Path) -> Submission {
     if looks_like_benchmark {
         return discover_benchmark_folder(input, root);
     }
-    let mut s = discover_package(input, root.clone());
+    let mut s = discover_package(input, root.clone(), listing);
     s.findings.push(
         Finding::of(
             code::PKG014,
@@ -314,10 +369,10 @@ fn file_name(p: &Path) -> Option<String> {
     p.file_name().map(super::paths::display_name)
 }
 
-fn discover_package(input: &Path, root: String) -> Submission {
+fn discover_package(input: &Path, root: String, listing: Option<&Listing>) -> Submission {
     let mut s = Submission::empty(InputKind::Package, root.clone());
     s.submitter = fs::canonicalize(input).ok().as_deref().and_then(file_name);
-    let mut w = Walker::new(input);
+    let mut w = Walker::new(input, listing);
     w.enter(input, &root);
     for e in w.list(input, &root) {
         match (e.name.as_str(), e.kind) {
@@ -622,7 +677,7 @@ fn discover_benchmark_folder(input: &Path, root: String) -> Submission {
         .filter(|r| file_name(r).as_deref() == Some("results"))
         .and_then(Path::parent)
         .map(Path::to_path_buf);
-    let mut w = Walker::new(package.as_deref().unwrap_or(input));
+    let mut w = Walker::new(package.as_deref().unwrap_or(input), None);
     if let Some(pkg) = &package {
         s.submitter = file_name(pkg);
         let json_fs = pkg.join("systems").join(format!("{system}.json"));

@@ -2,10 +2,12 @@
 //! them (`rules/repo.yaml`): names git dislikes (REPO001), files over the
 //! size limit (REPO002), broken symbolic links (REPO003).
 //!
-//! The walk reads names and metadata only, never contents, does not follow
-//! links, and stops after `max_entries` entries. Findings come back sorted
+//! The walk ([`Listing`], shared with discovery) reads names and metadata
+//! only, never contents, does not follow links, and stops after
+//! `max_entries` entries. Findings come back sorted
 //! by path; nothing is printed.
 
+use crate::discover::listing::Listing;
 use crate::finding::{code, Finding, Severity};
 use crate::rulebook::source::{load_yaml, DataError, RuleSource};
 use std::collections::BTreeMap;
@@ -53,6 +55,19 @@ impl RepoRules {
 
 /// Checks the package at `root` (shown as `shown`) for ruleset `version`.
 pub fn check_repo(rules: &RepoRules, root: &Path, shown: &str, version: &str) -> Vec<Finding> {
+    let listing = Listing::read(root, rules.max_entries);
+    check_repo_listed(rules, &listing, root, shown, version)
+}
+
+/// [`check_repo`] over a listing already read (the one discovery reads
+/// too): `listing` must come from `Listing::read(root, rules.max_entries)`.
+pub fn check_repo_listed(
+    rules: &RepoRules,
+    listing: &Listing,
+    root: &Path,
+    shown: &str,
+    version: &str,
+) -> Vec<Finding> {
     let severity = rules.severity(version);
     let limit = rules.max_file_mib.saturating_mul(1024 * 1024);
     let mut hits: BTreeMap<&'static str, Vec<(String, String)>> = BTreeMap::new();
@@ -60,33 +75,28 @@ pub fn check_repo(rules: &RepoRules, root: &Path, shown: &str, version: &str) ->
     let mut seen = 0usize;
     let mut truncated = false;
     while let Some((dir, dir_shown)) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
+        let Some(Ok(entries)) = listing.folder(&dir) else {
             continue;
         };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
+        for entry in entries.iter().flatten() {
             seen += 1;
             if seen > rules.max_entries {
                 truncated = true;
                 break;
             }
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
+            let name = entry.name.to_string_lossy().into_owned();
+            let path = dir.join(&entry.name);
             let entry_shown = join(&dir_shown, &name);
             // The entry's own type (not following a link), from the
             // listing itself; its metadata (looked up from its open folder)
             // only for the size of what is neither a folder nor a link.
-            let Ok(kind) = entry.file_type() else {
+            let Ok(kind) = &entry.kind else {
                 continue;
             };
-            let meta = if kind.is_symlink() || kind.is_dir() {
-                None
-            } else {
-                match entry.metadata() {
-                    Ok(m) => Some(m),
-                    Err(_) => continue,
-                }
+            let meta = match &entry.meta {
+                None => None,
+                Some(Ok(m)) => Some(m),
+                Some(Err(_)) => continue,
             };
             if rules.bad_name(&name) {
                 hits.entry(code::REPO001.id)

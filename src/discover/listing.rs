@@ -1,0 +1,213 @@
+//! One walk of a package's folders: every folder's entries, with their
+//! types and, for what is neither a folder nor a link, their metadata.
+//!
+//! Discovery ([`super::walk`]) and the repository checks
+//! ([`crate::aggregate::package::repo`]) both need every folder's listing;
+//! they read it from here instead of asking the file system twice. On
+//! v5.1 GigaComputing (462 folders) that is 2,300 system calls fewer.
+//!
+//! The walk does what the repository checks need: it never follows a
+//! link, lists hidden entries too, goes depth-first in name order and
+//! stops after `max_entries` entries (then [`Listing::truncated`] says
+//! so). A folder it did not list (a folder reached through a link, or one
+//! after the stop) is simply not in the listing: discovery lists it
+//! itself.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// What the file system said of one entry of a folder.
+#[derive(Debug, Clone)]
+pub struct RawEntry {
+    pub name: OsString,
+    /// The entry's own type (a link is a link), or why it could not be
+    /// read.
+    pub kind: Result<fs::FileType, String>,
+    /// For an entry that is neither a folder nor a link: its metadata
+    /// (not following links), or why it could not be read.
+    pub meta: Option<Result<fs::Metadata, String>>,
+}
+
+/// A folder's listing: its entries in name order (an entry the listing
+/// could not read is `Err`), or why the folder could not be listed.
+pub type Folder = Result<Vec<Result<RawEntry, String>>, String>;
+
+/// Every folder the walk listed, by the path it was listed through (the
+/// root as given, joined with each name below it).
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// By the path's bytes (hashing a `Path` goes component by component).
+    folders: HashMap<OsString, Folder>,
+    /// The walk stopped after its limit of entries.
+    pub truncated: bool,
+}
+
+impl Listing {
+    /// Lists `root` and every real folder below it, up to `max_entries`
+    /// entries in all (counted depth-first, each folder's entries in name
+    /// order, as the repository checks count them).
+    ///
+    /// Folders are listed in parallel; only a tree over the limit is
+    /// walked again one folder at a time, where which entries come first
+    /// is fixed.
+    pub fn read(root: &Path, max_entries: usize) -> Listing {
+        let count = AtomicUsize::new(0);
+        let over = AtomicBool::new(false);
+        let folders = read_below(root.to_path_buf(), max_entries, &count, &over);
+        if !over.load(Ordering::Relaxed) {
+            return Listing {
+                folders: folders
+                    .into_iter()
+                    .map(|(p, f)| (p.into_os_string(), f))
+                    .collect(),
+                truncated: false,
+            };
+        }
+        drop(folders);
+        let mut listing = Listing::default();
+        let mut stack: Vec<PathBuf> = vec![root.to_path_buf()];
+        let mut seen = 0usize;
+        while let Some(dir) = stack.pop() {
+            let folder = list(&dir);
+            if let Ok(entries) = &folder {
+                for e in entries.iter().flatten() {
+                    seen += 1;
+                    if seen > max_entries {
+                        listing.truncated = true;
+                        break;
+                    }
+                    if e.kind.as_ref().is_ok_and(fs::FileType::is_dir) {
+                        stack.push(dir.join(&e.name));
+                    }
+                }
+            }
+            listing.folders.insert(dir.into_os_string(), folder);
+            if listing.truncated {
+                break;
+            }
+        }
+        listing
+    }
+
+    /// The listing of the folder at `path`, when the walk listed it.
+    pub fn folder(&self, path: &Path) -> Option<&Folder> {
+        self.folders.get(path.as_os_str())
+    }
+}
+
+/// `dir` and every real folder below it, listed in parallel; stops early
+/// (and sets `over`) once more than `max` entries were seen in all.
+fn read_below(
+    dir: PathBuf,
+    max: usize,
+    count: &AtomicUsize,
+    over: &AtomicBool,
+) -> Vec<(PathBuf, Folder)> {
+    use rayon::prelude::*;
+    if over.load(Ordering::Relaxed) {
+        return Vec::new();
+    }
+    let folder = list(&dir);
+    let mut below: Vec<PathBuf> = Vec::new();
+    if let Ok(entries) = &folder {
+        let n = entries.iter().flatten().count();
+        if count.fetch_add(n, Ordering::Relaxed).saturating_add(n) > max {
+            over.store(true, Ordering::Relaxed);
+            return Vec::new();
+        }
+        below = entries
+            .iter()
+            .flatten()
+            .filter(|e| e.kind.as_ref().is_ok_and(fs::FileType::is_dir))
+            .map(|e| dir.join(&e.name))
+            .collect();
+    }
+    let mut out: Vec<(PathBuf, Folder)> = below
+        .into_par_iter()
+        .flat_map_iter(|d| read_below(d, max, count, over))
+        .collect();
+    out.push((dir, folder));
+    out
+}
+
+/// One folder's entries, sorted by name; metadata only for what is neither
+/// a folder nor a link (looked up from the open folder).
+fn list(dir: &Path) -> Folder {
+    let rd = fs::read_dir(dir).map_err(|e| e.to_string())?;
+    let mut out: Vec<Result<RawEntry, String>> = rd
+        .map(|item| {
+            let item = item.map_err(|e| e.to_string())?;
+            let kind = item.file_type().map_err(|e| e.to_string());
+            let meta = match &kind {
+                Ok(k) if k.is_dir() || k.is_symlink() => None,
+                _ => Some(item.metadata().map_err(|e| e.to_string())),
+            };
+            Ok(RawEntry {
+                name: item.file_name(),
+                kind,
+                meta,
+            })
+        })
+        .collect();
+    // Unreadable entries first, in the order they came; then by name.
+    out.sort_by(|a, b| match (a, b) {
+        (Ok(a), Ok(b)) => a.name.cmp(&b.name),
+        (Err(_), Ok(_)) => std::cmp::Ordering::Less,
+        (Ok(_), Err(_)) => std::cmp::Ordering::Greater,
+        (Err(_), Err(_)) => std::cmp::Ordering::Equal,
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_every_real_folder_once_and_stops_at_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("PKG");
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(root.join(".hidden")).unwrap();
+        fs::write(root.join("a/b/f.txt"), "12345").unwrap();
+        fs::write(root.join("z.txt"), "").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("a", root.join("link")).unwrap();
+        let l = Listing::read(&root, 1000);
+        assert!(!l.truncated);
+        assert!(l.folder(&root).is_some(), "the root listed");
+        for d in ["a", "a/b", ".hidden"] {
+            assert!(l.folder(&root.join(d)).is_some(), "{d} listed");
+        }
+        // A link is listed as a link, never followed.
+        assert!(l.folder(&root.join("link")).is_none());
+        let Some(Ok(b)) = l.folder(&root.join("a/b")) else {
+            panic!("a/b listed")
+        };
+        let f = b[0].as_ref().unwrap();
+        assert_eq!(f.name, "f.txt");
+        assert_eq!(f.meta.as_ref().unwrap().as_ref().unwrap().len(), 5);
+        let Some(Ok(top)) = l.folder(&root) else {
+            panic!("root listed")
+        };
+        let names: Vec<_> = top.iter().flatten().map(|e| e.name.clone()).collect();
+        #[cfg(unix)]
+        assert_eq!(names, [".hidden", "a", "link", "z.txt"]);
+        // The limit: the root's four entries, then `a` (the last pushed,
+        // the first walked) whose entry is the fifth: nothing below it.
+        let short = Listing::read(&root, 4);
+        assert!(short.truncated);
+        assert!(short.folder(&root.join("a")).is_some());
+        assert!(short.folder(&root.join("a/b")).is_none());
+        let Some(Err(e)) = Listing::read(&root.join("missing"), 10)
+            .folder(&root.join("missing"))
+            .cloned()
+        else {
+            panic!("an unreadable root is listed with its error")
+        };
+        assert!(!e.is_empty());
+    }
+}
