@@ -533,6 +533,7 @@ pub fn scan(
     own: bool,
     env: &Env,
     local: &BTreeMap<String, String>,
+    refs_only: bool,
 ) -> Vec<Hit> {
     // Sections switched off by an `enabled: false` inside them; a
     // `shared_parameters: {enabled: false}` (DeepSpeed compression) turns
@@ -565,6 +566,9 @@ pub fn scan(
     // The key path and a value in normal form, for the gate.
     let mut gate_text = String::new();
     for e in entries {
+        if refs_only && !e.value.contains('$') {
+            continue;
+        }
         let mut found: Vec<(HitKind, String)> = Vec::new();
         let norm_path: Vec<String> = e.path.iter().map(|p| normalize(p)).collect();
         let key_n = norm_path
@@ -765,8 +769,8 @@ mod tests {
                 for own in [true, false] {
                     let m = &rules.signals;
                     let fw = &rules.frameworks;
-                    let gated = scan(&entries, m, fw, &rules.entry_gate, own, &env, &local);
-                    let all = scan(&entries, m, fw, &open, own, &env, &local);
+                    let gated = scan(&entries, m, fw, &rules.entry_gate, own, &env, &local, false);
+                    let all = scan(&entries, m, fw, &open, own, &env, &local, false);
                     assert_eq!(gated, all, "{} as {format:?}", path.display());
                     hits += all.len();
                 }

@@ -73,6 +73,37 @@ impl Env {
     }
 }
 
+/// Most variable names [`env_references`] returns for one text.
+const MAX_REFERENCES: usize = 64;
+
+/// The environment variables `text` refers to (`${oc.env:NAME`, `${NAME`,
+/// `$NAME`), named as [`Env`] holds them (upper case), each once, in
+/// order, at most [`MAX_REFERENCES`]. A config the prefilter rules out
+/// can still take a forbidden value from one of these.
+pub fn env_references(text: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for at in memchr::memchr_iter(b'$', text) {
+        let mut rest = &text[at + 1..];
+        if let Some(r) = rest.strip_prefix(b"{") {
+            rest = r.strip_prefix(b"oc.env:").unwrap_or(r);
+        }
+        let len = rest
+            .iter()
+            .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
+            .unwrap_or(rest.len());
+        let Ok(name) = std::str::from_utf8(&rest[..len]) else {
+            continue;
+        };
+        if is_env_name(name) && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+            if out.len() == MAX_REFERENCES {
+                break;
+            }
+        }
+    }
+    out
+}
+
 fn ref_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     R.get_or_init(|| {

@@ -408,7 +408,16 @@ pub fn check_parsed_configs(
             Some(Err(finding)) => vec![finding.clone()],
             Some(Ok(entries)) => {
                 let env = envs.get(f.benchmark.as_str()).unwrap_or(&empty);
-                entry_findings(rules, f, entries, env)
+                let mut found = entry_findings(rules, f, entries, env, false);
+                // Ruled out by its text, but a variable it refers to is
+                // set by another config: its settings that refer to one
+                // are scanned with the values they take.
+                if parsed.references(i).iter().any(|n| env.assigns(n)) {
+                    if let Some(all) = parsed.referring(i) {
+                        found.extend(entry_findings(rules, f, &all, env, true));
+                    }
+                }
+                found
             }
         })
         .collect();
@@ -484,14 +493,17 @@ pub fn config_text_findings(
             fs: std::path::PathBuf::from(path),
         },
     };
-    entry_findings(rules, &f, &entries, &env)
+    entry_findings(rules, &f, &entries, &env, false)
 }
 
+/// The findings of one config's settings; `refs_only`: only the settings
+/// whose value refers to a variable.
 fn entry_findings(
     rules: &PolicyRules,
     f: &ImplFile,
     entries: &[configs::Entry],
     env: &interpolate::Env,
+    refs_only: bool,
 ) -> Vec<Finding> {
     let path = f.file.path.as_str();
     let local = if entries.iter().any(|e| e.value.contains("${")) {
@@ -509,6 +521,7 @@ fn entry_findings(
         !vendored,
         env,
         &local,
+        refs_only,
     )
         .into_iter()
         .filter_map(|h| match &h.kind {

@@ -11,6 +11,7 @@ use super::configs::{self, Entry, Format};
 use super::{vendored, PolicyRules};
 use crate::discover::tree::ImplFile;
 use crate::finding::{code, Finding};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Bytes looked at for a NUL that marks a binary file.
@@ -24,7 +25,22 @@ enum Slot {
     Failed(Box<Finding>),
     /// Read: its parse (an index into `texts`), when it was parsed, and
     /// whether the policy scan reads it (the prefilter may match).
-    Read { text: Option<usize>, scan: bool },
+    Read {
+        text: Option<usize>,
+        scan: bool,
+        /// For a file the prefilter rules out: what its values refer to.
+        refs: Option<Box<Refs>>,
+    },
+}
+
+/// A config the prefilter ruled out whose values refer to environment
+/// variables: another config may give one of them a value that matches.
+struct Refs {
+    /// The variables, as [`interpolate::env_references`] names them.
+    names: Vec<String>,
+    format: Format,
+    /// Its bytes, when it was not parsed (a vendored config).
+    bytes: Option<Vec<u8>>,
 }
 
 /// The configs of one check, by their index in the files given to
@@ -40,6 +56,7 @@ struct Pending {
     scan: bool,
     /// Kept when the file is to be parsed.
     bytes: Option<Vec<u8>>,
+    refs: Option<Box<Refs>>,
 }
 
 impl ParsedConfigs {
@@ -94,7 +111,11 @@ impl ParsedConfigs {
             .into_iter()
             .zip(text_of)
             .map(|(p, text)| match p {
-                Ok(p) => Slot::Read { text, scan: p.scan },
+                Ok(p) => Slot::Read {
+                    text,
+                    scan: p.scan,
+                    refs: p.refs,
+                },
                 Err(slot) => slot,
             })
             .collect();
@@ -109,7 +130,9 @@ impl ParsedConfigs {
             Slot::NotConfig => None,
             Slot::Failed(f) => Some(Err(&**f)),
             Slot::Read { scan: false, .. } => Some(Ok(&[])),
-            Slot::Read { text, scan: true } => Some(Ok(self.text(*text))),
+            Slot::Read {
+                text, scan: true, ..
+            } => Some(Ok(self.text(*text))),
         }
     }
 
@@ -119,6 +142,41 @@ impl ParsedConfigs {
         match self.slots.get(i)? {
             Slot::Read { text: Some(t), .. } => self.texts.get(*t).map(Vec::as_slice),
             _ => None,
+        }
+    }
+
+    /// For a config the prefilter ruled out: the environment variables
+    /// its values refer to (none for a file that was scanned).
+    pub fn references(&self, i: usize) -> &[String] {
+        match self.slots.get(i) {
+            Some(Slot::Read {
+                scan: false,
+                refs: Some(r),
+                ..
+            }) => &r.names,
+            _ => &[],
+        }
+    }
+
+    /// Every setting of a config the prefilter ruled out but whose values
+    /// refer to variables ([`ParsedConfigs::references`]), parsed now when
+    /// it was not before.
+    pub fn referring(&self, i: usize) -> Option<Cow<'_, [Entry]>> {
+        let Some(Slot::Read {
+            text,
+            scan: false,
+            refs: Some(r),
+        }) = self.slots.get(i)
+        else {
+            return None;
+        };
+        match (&r.bytes, text) {
+            (Some(b), _) => Some(Cow::Owned(configs::parse(
+                &String::from_utf8_lossy(b),
+                r.format,
+            ))),
+            (None, Some(t)) => self.texts.get(*t).map(|e| Cow::Borrowed(e.as_slice())),
+            (None, None) => None,
         }
     }
 
@@ -181,9 +239,33 @@ fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
     // Shell files are always read: their assignments resolve variables in
     // the other configs.
     let scan = format == Format::Shell || rules.prefilter.may_match(&bytes, !vendored);
+    // A file ruled out may still take a value from a variable another
+    // config sets: what it refers to is kept (with its bytes, when they
+    // would not be parsed), for when the variables are known.
+    let mut refs = if scan {
+        None
+    } else {
+        let names = super::interpolate::env_references(&bytes);
+        (!names.is_empty()).then(|| {
+            Box::new(Refs {
+                names,
+                format,
+                bytes: None,
+            })
+        })
+    };
+    let keep = scan || !vendored;
+    let bytes = match refs.as_mut() {
+        Some(r) if !keep => {
+            r.bytes = Some(bytes);
+            None
+        }
+        _ => keep.then_some(bytes),
+    };
     Ok(Pending {
         format,
         scan,
-        bytes: (scan || !vendored).then_some(bytes),
+        bytes,
+        refs,
     })
 }
