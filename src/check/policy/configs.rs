@@ -565,12 +565,26 @@ pub fn scan(
     let mut hits: Vec<Hit> = Vec::new();
     // The key path and a value in normal form, for the gate.
     let mut gate_text = String::new();
+    // The previous setting's key path, raw and in normal form: settings
+    // in a row share their parent keys, put in normal form once.
+    let mut raw_path: Vec<&str> = Vec::new();
+    let mut norm_path: Vec<String> = Vec::new();
     for e in entries {
         if refs_only && !e.value.contains('$') {
             continue;
         }
         let mut found: Vec<(HitKind, String)> = Vec::new();
-        let norm_path: Vec<String> = e.path.iter().map(|p| normalize(p)).collect();
+        let same = raw_path
+            .iter()
+            .zip(&e.path)
+            .take_while(|(a, b)| **a == b.as_str())
+            .count();
+        raw_path.truncate(same);
+        norm_path.truncate(same);
+        for p in &e.path[same..] {
+            raw_path.push(p);
+            norm_path.push(normalize(p));
+        }
         let key_n = norm_path
             .iter()
             .filter(|p| !p.is_empty())
