@@ -636,6 +636,42 @@ fn cost(w: &str, frequency: &BTreeMap<String, f64>) -> u64 {
     }
 }
 
+/// A word in [`cover`]'s heap: the greatest is the one to pick.
+#[derive(Clone, Copy)]
+struct Pick<'a> {
+    cost: u128,
+    /// Open literals holding it, when it was pushed.
+    n: u64,
+    len: usize,
+    text: &'a str,
+    id: usize,
+}
+
+impl Ord for Pick<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Less cost per literal is greater; then the longer word, then the
+        // first in order.
+        (other.cost * u128::from(self.n))
+            .cmp(&(self.cost * u128::from(other.n)))
+            .then(self.len.cmp(&other.len))
+            .then(other.text.cmp(self.text))
+    }
+}
+
+impl PartialOrd for Pick<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Pick<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Pick<'_> {}
+
 /// One word of every literal, chosen greedily over all patterns (weighted
 /// set cover): the word with the least cost per literal it would take,
 /// until every literal has one. Returns (word, where it sits in the
@@ -673,29 +709,34 @@ fn cover(
     let mut open = vec![true; lits.len()];
     let mut left = lits.len();
     let mut out = Vec::new();
+    // Lazy greedy: a word's open count only falls, so its key in the heap
+    // is never worse than its true one; the top, once its key is brought
+    // up to date and it is still the top, is the word a full scan picks.
+    // Least cost per literal taken: cost_a / n_a < cost_b / n_b, in
+    // integers; ties to the longer word, then the first in order.
+    let mut heap: std::collections::BinaryHeap<Pick> = (0..texts.len())
+        .filter(|&id| open_count[id] > 0)
+        .map(|id| Pick {
+            cost: costs[id],
+            n: open_count[id],
+            len: texts[id].len(),
+            text: texts[id],
+            id,
+        })
+        .collect();
     while left > 0 {
-        // Least cost per literal taken: cost_a / n_a < cost_b / n_b, in
-        // integers; ties to the longer word, then the first in order.
-        let mut best: Option<usize> = None;
-        for (id, &n) in open_count.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            let better = match best {
-                None => true,
-                Some(b) => (costs[id] * u128::from(open_count[b]))
-                    .cmp(&(costs[b] * u128::from(n)))
-                    .then(texts[b].len().cmp(&texts[id].len()))
-                    .then(texts[id].cmp(texts[b]))
-                    .is_lt(),
-            };
-            if better {
-                best = Some(id);
-            }
-        }
-        let Some(pick) = best else {
+        let Some(top) = heap.pop() else {
             break;
         };
+        let n = open_count[top.id];
+        if n == 0 {
+            continue;
+        }
+        if n != top.n {
+            heap.push(Pick { n, ..top });
+            continue;
+        }
+        let pick = top.id;
         for &l in &holders[pick] {
             if !open[l] {
                 continue;
