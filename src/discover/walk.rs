@@ -13,6 +13,14 @@ use super::tree::*;
 use crate::finding::code;
 use crate::finding::Finding;
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+
+/// The walker's sets are keyed by a path's bytes, hashed fast: hashing a
+/// `Path` goes component by component (11.8M instructions on v5.1
+/// GigaComputing). The paths are built the same way wherever they are
+/// looked up; a miss only costs a `canonicalize`. Seeded per run: the
+/// names come from the checked tree.
+type Fast = foldhash::fast::RandomState;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -53,14 +61,14 @@ struct Walker<'l> {
     /// walk): a folder found there is not listed again.
     listing: Option<&'l Listing>,
     root_canon: PathBuf,
-    visited: HashSet<PathBuf>,
+    visited: HashSet<OsString, Fast>,
     /// Canonical path of every folder entered, by the path it was entered
     /// through: a real sub-folder's is its parent's plus its name, with no
     /// `canonicalize` (which reads every component: quadratic in depth).
-    canon_of: HashMap<PathBuf, PathBuf>,
+    canon_of: HashMap<OsString, PathBuf, Fast>,
     /// Folders a listing saw as real folders (not links): entered without
     /// asking the file system again.
-    real_dirs: HashSet<PathBuf>,
+    real_dirs: HashSet<OsString, Fast>,
     findings: Vec<Finding>,
 }
 
@@ -69,9 +77,9 @@ impl<'l> Walker<'l> {
         Walker {
             listing,
             root_canon: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
-            visited: HashSet::new(),
-            canon_of: HashMap::new(),
-            real_dirs: HashSet::new(),
+            visited: HashSet::default(),
+            canon_of: HashMap::default(),
+            real_dirs: HashSet::default(),
             findings: Vec::new(),
         }
     }
@@ -95,10 +103,10 @@ impl<'l> Walker<'l> {
     fn enter(&mut self, fs_path: &Path, path: &str) -> bool {
         let from_parent = match (fs_path.parent(), fs_path.file_name()) {
             (Some(parent), Some(name))
-                if self.real_dirs.contains(fs_path)
+                if self.real_dirs.contains(fs_path.as_os_str())
                     || fs::symlink_metadata(fs_path).is_ok_and(|m| m.is_dir()) =>
             {
-                self.canon_of.get(parent).map(|c| c.join(name))
+                self.canon_of.get(parent.as_os_str()).map(|c| c.join(name))
             }
             _ => None,
         };
@@ -109,8 +117,9 @@ impl<'l> Walker<'l> {
                 return false;
             }
         };
-        self.canon_of.insert(fs_path.to_path_buf(), canon.clone());
-        if self.visited.insert(canon.clone()) {
+        self.canon_of
+            .insert(fs_path.as_os_str().to_owned(), canon.clone());
+        if self.visited.insert(canon.clone().into_os_string()) {
             true
         } else {
             self.link_skipped(
@@ -155,7 +164,7 @@ impl<'l> Walker<'l> {
                 .parent()
                 .and_then(|p| fs::canonicalize(p).ok())
                 .unwrap_or_default();
-            if here.starts_with(&target) || self.visited.contains(&target) {
+            if here.starts_with(&target) || self.visited.contains(target.as_os_str()) {
                 self.link_skipped(
                     path,
                     format!(
@@ -250,7 +259,7 @@ impl<'l> Walker<'l> {
         let kind = match kind {
             Ok(t) if t.is_symlink() => self.follow_link(&child_fs, &child)?,
             Ok(t) if t.is_dir() => {
-                self.real_dirs.insert(child_fs.clone());
+                self.real_dirs.insert(child_fs.as_os_str().to_owned());
                 Kind::Dir
             }
             Ok(t) if t.is_file() => Kind::File,
