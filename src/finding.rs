@@ -1,10 +1,10 @@
 //! `Finding`: one thing a check found, with where it was found and how to fix it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// How bad a finding is. Ordered from least to most severe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Note,
@@ -84,7 +84,7 @@ pub mod code {
 }
 
 /// One result of a check, ready to be rendered in any format.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub code: String,
     pub severity: Severity,
@@ -99,7 +99,7 @@ pub struct Finding {
     /// The official tools' own words for the same thing, when mlaudit words
     /// it differently or folds several official messages into one finding
     /// (the unknown-file warnings of a result folder). Omitted when empty.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub official: Vec<String>,
 }
 

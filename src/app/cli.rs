@@ -187,6 +187,11 @@ pub struct CheckArgs {
     /// Also write a self-contained HTML report (verdicts, findings, charts).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Scan every implementation config, even when none changed since the
+    /// last run (whose findings are otherwise kept in $MLAUDIT_CACHE_DIR,
+    /// else $XDG_CACHE_HOME/mlaudit, else ~/.cache/mlaudit).
+    #[arg(long, env = "MLAUDIT_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_cache: bool,
     /// Compare with an earlier `--format json` report: findings new,
     /// resolved or unchanged, packages whose verdict changed.
     #[arg(long, value_name = "OLD.json")]

@@ -390,6 +390,7 @@ fn run_check(
         write_scaling: args.write_scaling,
         config: settings.config.clone(),
         keep_runs: args.html.is_some(),
+        cache_dir: (!args.no_cache).then(cache_dir).flatten(),
     };
     let terminal = progress.then(TerminalBar::new);
     let bar: &dyn Progress = match &terminal {
@@ -692,4 +693,19 @@ fn rules_list_json(
     serde_json::to_writer_pretty(&mut *io.out, &list)?;
     writeln!(io.out)?;
     Ok(Exit::Success)
+}
+
+/// Where `check` keeps the implementation configs' findings between runs:
+/// `$MLAUDIT_CACHE_DIR`, else `$XDG_CACHE_HOME/mlaudit`, else
+/// `~/.cache/mlaudit`; `None` when none of them is set.
+fn cache_dir() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("MLAUDIT_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("mlaudit")))
+        .or_else(|| var("HOME").map(|h| h.join(".cache").join("mlaudit")))
 }

@@ -58,6 +58,9 @@ pub struct CheckOptions {
     /// Keep each folder's runs in the outcome (the HTML page draws them);
     /// without it they are dropped once the folder's statistics are done.
     pub keep_runs: bool,
+    /// Where the implementation configs' findings are kept between runs
+    /// ([`policy::cache`]); `None`: scanned every time.
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 pub use crate::report::CheckOutcome;
@@ -74,6 +77,9 @@ pub struct Rules {
     pub repo: crate::aggregate::package::repo::RepoRules,
     /// The ruleset's version (the repository checks' severity depends on it).
     pub version: String,
+    /// Loaded from the built-in rules (the config cache is used only
+    /// with them: a rule folder's files are not part of its key).
+    pub built_in: bool,
 }
 
 impl Rules {
@@ -104,6 +110,7 @@ impl Rules {
             policy: policy?,
             repo: crate::aggregate::package::repo::RepoRules::load(source)?,
             version: version.to_string(),
+            built_in: matches!(source, RuleSource::Embedded),
         })
     }
 }
@@ -180,16 +187,62 @@ pub fn check_path_with_progress(
             })
         },
     );
-    drop(listing);
     if let Some(repo) = repo {
         tree.findings.extend(repo);
     }
-    let mut outcome = check_tree(rules, &tree, opts, progress)?;
+    let mut outcome = check_tree(rules, &tree, listing.as_ref(), opts, progress)?;
+    drop(listing);
     if package {
         let summary = crate::report::PackageSummary::of(&outcome.report);
         outcome.report.packages = vec![summary];
     }
     Ok(outcome)
+}
+
+/// The implementation configs' own stage: read and parsed once, their
+/// findings made and split from the repeatability notes; taken from the
+/// cache when no config changed since a run that kept them.
+fn configs_stage(
+    rules: &Rules,
+    p: &PolicyRules,
+    tree: &discover::Submission,
+    listing: Option<&discover::listing::Listing>,
+    opts: &CheckOptions,
+    configs: &[crate::discover::tree::ImplFile],
+) -> (
+    policy::parsed::ParsedConfigs,
+    (Vec<Finding>, Vec<policy::repeatability::RepeatabilityNote>),
+) {
+    use policy::cache::{self, Cache, StageOutput};
+    let cache = opts
+        .cache_dir
+        .as_deref()
+        .filter(|_| rules.built_in && !configs.is_empty())
+        .and_then(|dir| {
+            let here = std::env::current_dir().unwrap_or_default();
+            let root = format!("{}\0{}", here.display(), tree.root);
+            // The walk read every file's metadata already.
+            let known = |p: &Path| listing.and_then(|l| l.metadata(p)).cloned();
+            Cache::open(dir, &root, &opts.usage, &opts.ruleset, configs, &known)
+        });
+    if let Some(out) = cache.as_ref().and_then(Cache::load) {
+        let parsed = policy::parsed::ParsedConfigs::from_entries(configs.len(), out.own);
+        return (parsed, (out.findings, out.notes));
+    }
+    let read_at = cache::now();
+    let parsed = policy::parsed::ParsedConfigs::read(p, configs);
+    let found = policy::check_parsed_configs(p, configs, &parsed);
+    let (findings, notes) = policy::repeatability::split(p, found);
+    if let Some(c) = &cache {
+        let out = StageOutput {
+            findings,
+            notes,
+            own: parsed.own_entries(p, configs),
+        };
+        c.store(&out, read_at);
+        return (parsed, (out.findings, out.notes));
+    }
+    (parsed, (findings, notes))
 }
 
 /// Checks log files given one by one: compliance only.
@@ -199,12 +252,13 @@ pub fn check_logs(
     opts: &CheckOptions,
 ) -> anyhow::Result<CheckOutcome> {
     let tree = discover::discover_logs(files);
-    check_tree(rules, &tree, opts, &Silent)
+    check_tree(rules, &tree, None, opts, &Silent)
 }
 
 fn check_tree(
     rules: &Rules,
     tree: &discover::Submission,
+    listing: Option<&discover::listing::Listing>,
     opts: &CheckOptions,
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
@@ -266,11 +320,7 @@ fn check_tree(
     // The configs' own findings need no log: they are made on this side
     // of the join too, while the logs are checked.
     let ((mut logs, passes), configs_done) = rayon::join(check_logs, || {
-        policy_rules.map(|p| {
-            let parsed = policy::parsed::ParsedConfigs::read(p, configs);
-            let found = policy::check_parsed_configs(p, configs, &parsed);
-            (parsed, policy::repeatability::split(p, found))
-        })
+        policy_rules.map(|p| configs_stage(rules, p, tree, listing, opts, configs))
     });
     let mut listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut policy_findings = Vec::new();

@@ -92,6 +92,32 @@ impl Listing {
         listing
     }
 
+    /// The metadata (not following links) of the file at `path`, when the
+    /// walk listed its folder and read it.
+    pub fn metadata(&self, path: &Path) -> Option<&fs::Metadata> {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return None;
+        };
+        let Ok(entries) = self.folder(dir)? else {
+            return None;
+        };
+        // Unreadable entries first, then by name.
+        let start = entries.partition_point(Result::is_err);
+        let ok = &entries[start..];
+        let i = ok
+            .binary_search_by(|e| match e {
+                Ok(e) => e.name.as_os_str().cmp(name),
+                Err(_) => std::cmp::Ordering::Less,
+            })
+            .ok()?;
+        match &ok[i] {
+            Ok(RawEntry {
+                meta: Some(Ok(m)), ..
+            }) => Some(m),
+            _ => None,
+        }
+    }
+
     /// The listing of the folder at `path`, when the walk listed it.
     pub fn folder(&self, path: &Path) -> Option<&Folder> {
         self.folders.get(path.as_os_str())
@@ -190,6 +216,12 @@ mod tests {
         let f = b[0].as_ref().unwrap();
         assert_eq!(f.name, "f.txt");
         assert_eq!(f.meta.as_ref().unwrap().as_ref().unwrap().len(), 5);
+        assert_eq!(
+            l.metadata(&root.join("a/b/f.txt")).map(|m| m.len()),
+            Some(5)
+        );
+        assert!(l.metadata(&root.join("a/b/none.txt")).is_none());
+        assert!(l.metadata(&root.join("a")).is_none(), "a folder has none");
         let Some(Ok(top)) = l.folder(&root) else {
             panic!("root listed")
         };

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 /// What kind of setting an entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EntryKind {
     /// A key with a value; `header` when its value is a nested block.
     Key { header: bool },
@@ -33,7 +33,7 @@ pub enum EntryKind {
 }
 
 /// One setting found in a config file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// 1-based line.
     pub line: u64,

@@ -15,6 +15,7 @@
 //! Nothing here prints or panics on user input; output is sorted.
 
 mod anchors;
+pub mod cache;
 pub mod config_fixed;
 mod config_json;
 pub mod config_log;

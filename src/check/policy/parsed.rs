@@ -145,6 +145,36 @@ impl ParsedConfigs {
         }
     }
 
+    /// Configs whose settings come from elsewhere (a cache): `own` holds
+    /// the settings of some of the `n` files, by index; only
+    /// [`ParsedConfigs::entries`] answers for them.
+    pub fn from_entries(n: usize, own: Vec<(usize, Vec<Entry>)>) -> ParsedConfigs {
+        let mut slots: Vec<Slot> = (0..n).map(|_| Slot::NotConfig).collect();
+        let mut texts = Vec::with_capacity(own.len());
+        for (i, entries) in own {
+            if let Some(slot) = slots.get_mut(i) {
+                *slot = Slot::Read {
+                    text: Some(texts.len()),
+                    scan: false,
+                    refs: None,
+                };
+                texts.push(entries);
+            }
+        }
+        ParsedConfigs { slots, texts }
+    }
+
+    /// The settings of every config outside vendored trees, by index:
+    /// what the config-against-log checks read ([`ParsedConfigs::entries`]).
+    pub fn own_entries(&self, rules: &PolicyRules, files: &[ImplFile]) -> Vec<(usize, Vec<Entry>)> {
+        files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !vendored(rules, f))
+            .filter_map(|(i, _)| self.entries(i).map(|e| (i, e.to_vec())))
+            .collect()
+    }
+
     /// For a config the prefilter ruled out: the environment variables
     /// its values refer to (none for a file that was scanned).
     pub fn references(&self, i: usize) -> &[String] {

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// One setting that decides run-to-run repeatability.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct RepeatabilityNote {
     /// The config file, as typed (see the report's *Paths*).
     pub path: String,

@@ -1,0 +1,299 @@
+//! What the implementation configs gave, kept between runs.
+//!
+//! Scanning a package's configs (v5.1 GigaComputing: 1,022 files, 7.7 MB)
+//! costs as much as checking its logs, and a package is checked again and
+//! again while it is prepared and reviewed. When no config changed since
+//! the last run with the same binary, rules and options, the configs'
+//! findings, repeatability notes and the settings of the package's own
+//! configs (what the config-against-log check reads) are taken from here.
+//!
+//! Nothing unchecked may pass, so a cache entry is used only when:
+//! - it was written by this very binary (version, commit, rules digest,
+//!   and the executable's size and modification time) for the same
+//!   usage, ruleset and path as given, with the built-in rules;
+//! - every config is the same file (device, inode) with the same size,
+//!   modification and status-change times (the status-change time moves
+//!   on every write and cannot be set back), and the list of configs is
+//!   the same;
+//! - no config changed shortly before the entry's files were read: a
+//!   change within the file system's timestamp granularity of the read
+//!   could leave every time as it was (git's "racy" files). The margin is
+//!   0.1 s where times have sub-second digits, else 2 s.
+//!
+//! Anything else (no cache folder, an unreadable, foreign or corrupt
+//! entry) is a miss, and the configs are scanned as if there were no
+//! cache. The library never decides where the cache lives: the caller
+//! gives the folder (`mlaudit check` uses `$MLAUDIT_CACHE_DIR`, else
+//! `$XDG_CACHE_HOME/mlaudit`, else `~/.cache/mlaudit`; `--no-cache` turns
+//! it off).
+
+use super::configs::Entry;
+use super::repeatability::RepeatabilityNote;
+use crate::discover::tree::ImplFile;
+use crate::finding::Finding;
+use serde::{Deserialize, Serialize};
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Largest cache entry read back.
+const MAX_ENTRY_BYTES: u64 = 64 << 20;
+/// Margins for a change close to the read (see the module docs), in
+/// nanoseconds.
+const FINE_MARGIN_NS: i128 = 100_000_000;
+const COARSE_MARGIN_NS: i128 = 2_000_000_000;
+
+/// What the configs stage gives: findings, repeatability notes, and the
+/// settings of the configs outside vendored trees, by file index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageOutput {
+    pub findings: Vec<Finding>,
+    pub notes: Vec<RepeatabilityNote>,
+    pub own: Vec<(usize, Vec<Entry>)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    key: String,
+    stamps: String,
+    /// When the configs were read (nanoseconds since the epoch).
+    read_at: i128,
+    output: StageOutput,
+}
+
+/// One check's place in the cache.
+pub struct Cache {
+    file: PathBuf,
+    key: String,
+    stamps: String,
+    /// The latest modification or status change of any config.
+    newest: i128,
+    /// Whether the file system keeps sub-second times.
+    fine: bool,
+}
+
+/// Nanoseconds since the epoch (negative before it).
+fn nanos(t: SystemTime) -> i128 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
+    }
+}
+
+/// The time to record as a stage's read time: now.
+pub fn now() -> i128 {
+    nanos(SystemTime::now())
+}
+
+fn hex(h: u64) -> String {
+    format!("{h:016x}")
+}
+
+/// A stable 64-bit hash (the same in every run).
+fn hasher() -> impl Hasher {
+    foldhash::quality::FixedState::with_seed(0x6d6c_6175_6469_7400).build_hasher()
+}
+
+impl Cache {
+    /// The cache entry for checking `files` under `root` (the path as
+    /// given) with `usage` and `ruleset`, in folder `dir`. `known`: the
+    /// metadata a walk read already, by path (the rest is read here).
+    /// `None` when a config's metadata cannot be read (nothing is cached
+    /// then).
+    pub fn open(
+        dir: &Path,
+        root: &str,
+        usage: &str,
+        ruleset: &str,
+        files: &[ImplFile],
+        known: &(dyn Fn(&Path) -> Option<std::fs::Metadata> + Sync),
+    ) -> Option<Cache> {
+        use rayon::prelude::*;
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        let exe = std::env::current_exe().and_then(std::fs::metadata).ok()?;
+        let mut k = hasher();
+        for part in [
+            env!("CARGO_PKG_VERSION"),
+            env!("MLAUDIT_GIT_COMMIT"),
+            env!("MLAUDIT_RULES_DIGEST"),
+            usage,
+            ruleset,
+            root,
+        ] {
+            k.write(part.as_bytes());
+            k.write_u8(0);
+        }
+        k.write_u64(exe.len());
+        k.write_i128(exe.modified().map(nanos).unwrap_or(0));
+        let key = hex(k.finish());
+        let stamps: Vec<(u64, [i128; 2], [u64; 2])> = files
+            .par_iter()
+            .map(|f| {
+                let m = match known(&f.file.fs) {
+                    Some(m) => m,
+                    None => std::fs::symlink_metadata(&f.file.fs).ok()?,
+                };
+                #[cfg(unix)]
+                let (changed, id) = (
+                    i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+                    [m.dev(), m.ino()],
+                );
+                #[cfg(not(unix))]
+                let (changed, id) = (nanos(m.modified().ok()?), [0, 0]);
+                Some((m.len(), [nanos(m.modified().ok()?), changed], id))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut s = hasher();
+        let mut newest = i128::MIN;
+        let mut fine = false;
+        for (f, (len, times, id)) in files.iter().zip(&stamps) {
+            s.write(f.file.path.as_bytes());
+            s.write_u8(0);
+            s.write(f.file.fs.as_os_str().as_encoded_bytes());
+            s.write_u8(0);
+            s.write_u64(*len);
+            for t in times {
+                s.write_i128(*t);
+                newest = newest.max(*t);
+                fine |= t.rem_euclid(1_000_000_000) != 0;
+            }
+            s.write_u64(id[0]);
+            s.write_u64(id[1]);
+        }
+        s.write_usize(files.len());
+        Some(Cache {
+            file: dir.join(format!("configs-{key}.json")),
+            key,
+            stamps: hex(s.finish()),
+            newest,
+            fine,
+        })
+    }
+
+    fn settled(&self, read_at: i128) -> bool {
+        let margin = if self.fine {
+            FINE_MARGIN_NS
+        } else {
+            COARSE_MARGIN_NS
+        };
+        self.newest < read_at - margin
+    }
+
+    /// The stage's output, when a usable entry is there.
+    pub fn load(&self) -> Option<StageOutput> {
+        let bytes = crate::safe_io::read_regular(&self.file, MAX_ENTRY_BYTES).ok()?;
+        let stored: Stored = serde_json::from_slice(&bytes).ok()?;
+        (stored.key == self.key && stored.stamps == self.stamps && self.settled(stored.read_at))
+            .then_some(stored.output)
+    }
+
+    /// Keeps `output`, the stage's output for configs read at `read_at`
+    /// (see [`now`]); quietly nothing when the folder cannot be written.
+    /// Written to a file of its own, then renamed into place.
+    pub fn store(&self, output: &StageOutput, read_at: i128) {
+        if !self.settled(read_at) {
+            // A later change could keep every time: not kept.
+            return;
+        }
+        let stored = Stored {
+            key: self.key.clone(),
+            stamps: self.stamps.clone(),
+            read_at,
+            output: output.clone(),
+        };
+        let Ok(text) = serde_json::to_vec(&stored) else {
+            return;
+        };
+        let Some(dir) = self.file.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let tmp = self
+            .file
+            .with_extension(format!("{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &self.file).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::tree::FileRef;
+
+    fn files(dir: &Path, names: &[&str]) -> Vec<ImplFile> {
+        names
+            .iter()
+            .map(|n| ImplFile {
+                benchmark: "bert".into(),
+                implementation: Some("impl".into()),
+                file: FileRef {
+                    path: format!("PKG/benchmarks/bert/implementations/impl/{n}"),
+                    fs: dir.join(n),
+                },
+            })
+            .collect()
+    }
+
+    fn output() -> StageOutput {
+        StageOutput {
+            findings: vec![Finding::new(
+                "POL011",
+                crate::finding::Severity::Error,
+                "PKG/x.yaml",
+                "possible asynchronous updates",
+            )
+            .at_line(Some(3))],
+            notes: Vec::new(),
+            own: vec![(
+                0,
+                crate::check::policy::configs::parse(
+                    "A=1\n",
+                    crate::check::policy::configs::Format::Shell,
+                ),
+            )],
+        }
+    }
+
+    #[test]
+    fn an_entry_is_used_only_for_the_same_settled_files() {
+        let work = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("a.sh"), "A=1\n").unwrap();
+        std::fs::write(work.path().join("b.yaml"), "x: 1\n").unwrap();
+        let fs = files(work.path(), &["a.sh", "b.yaml"]);
+        let open = |fs: &[ImplFile]| {
+            Cache::open(cache.path(), "PKG", "training", "5.1.0", fs, &|_| None).unwrap()
+        };
+        let c = open(&fs);
+        // Read right after the files were written: not kept.
+        c.store(&output(), now());
+        assert!(c.load().is_none());
+        // Read well after: kept, and given back as it was.
+        let later = c.newest + 3 * COARSE_MARGIN_NS;
+        c.store(&output(), later);
+        assert_eq!(c.load(), Some(output()));
+        // Another list of configs, or other options: a miss.
+        assert!(open(&fs[..1]).load().is_none());
+        assert!(
+            Cache::open(cache.path(), "PKG", "training", "5.0.0", &fs, &|_| None)
+                .unwrap()
+                .load()
+                .is_none()
+        );
+        // A config written again (same size): its status-change time moves.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(work.path().join("b.yaml"), "x: 2\n").unwrap();
+        assert!(open(&fs).load().is_none());
+        // A corrupt entry is a miss.
+        let c = open(&fs);
+        c.store(&output(), c.newest + 3 * COARSE_MARGIN_NS);
+        assert!(c.load().is_some());
+        std::fs::write(&c.file, "{not json").unwrap();
+        assert!(c.load().is_none());
+    }
+}
