@@ -38,6 +38,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Largest cache entry read back.
 const MAX_ENTRY_BYTES: u64 = 64 << 20;
+/// Most entries kept in the folder: each binary, package and set of
+/// options has its own, so the oldest go.
+const MAX_ENTRIES: usize = 256;
 /// Margins for a change close to the read (see the module docs), in
 /// nanoseconds.
 const FINE_MARGIN_NS: i128 = 100_000_000;
@@ -217,6 +220,30 @@ impl Cache {
         if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &self.file).is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
+        prune(dir, MAX_ENTRIES);
+    }
+}
+
+/// Removes the least recently written entries of `dir` beyond `keep`.
+fn prune(dir: &Path, keep: usize) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<(SystemTime, PathBuf)> = rd
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            n.starts_with("configs-") && n.ends_with(".json")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if entries.len() <= keep {
+        return;
+    }
+    entries.sort();
+    for (_, p) in &entries[..entries.len() - keep] {
+        let _ = std::fs::remove_file(p);
     }
 }
 
@@ -295,5 +322,31 @@ mod tests {
         assert!(c.load().is_some());
         std::fs::write(&c.file, "{not json").unwrap();
         assert!(c.load().is_none());
+    }
+
+    #[test]
+    fn the_oldest_entries_go() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..5 {
+            std::fs::write(dir.path().join(format!("configs-{i}.json")), "{}").unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(15));
+        }
+        std::fs::write(dir.path().join("other.txt"), "").unwrap();
+        prune(dir.path(), 3);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "configs-2.json",
+                "configs-3.json",
+                "configs-4.json",
+                "other.txt"
+            ]
+        );
     }
 }
