@@ -33,6 +33,20 @@ fn check(dir: &Path, cache: &Path, extra: &[&str]) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
+/// The example package copied into `work`, with an implementation folder
+/// (returned) holding `bagua.yaml` as given.
+fn package(work: &Path, bagua: &str) -> std::path::PathBuf {
+    let pkg = work.join("Example");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example"),
+        &pkg,
+    );
+    let imp = pkg.join("benchmarks/retinanet/implementations/pytorch");
+    std::fs::create_dir_all(&imp).unwrap();
+    std::fs::write(imp.join("bagua.yaml"), bagua).unwrap();
+    imp
+}
+
 /// The POL findings of a report, as `path:line CODE`.
 fn policy(report: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -62,16 +76,9 @@ fn policy(report: &Value) -> Vec<String> {
 fn kept_findings_are_used_until_a_config_changes() {
     let work = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let pkg = work.path().join("Example");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example"),
-        &pkg,
-    );
-    let imp = pkg.join("benchmarks/retinanet/implementations/pytorch");
-    std::fs::create_dir_all(&imp).unwrap();
+    let imp = package(work.path(), "distributed:\n  algorithm: xsync\n");
     std::fs::write(imp.join("config_x.sh"), "export DGXNNODES=1\n").unwrap();
     let conf = imp.join("bagua.yaml");
-    std::fs::write(&conf, "distributed:\n  algorithm: xsync\n").unwrap();
     // Older than the margin around a read (2 s on a file system without
     // sub-second times): the entry is kept.
     std::thread::sleep(std::time::Duration::from_millis(2200));
@@ -121,14 +128,7 @@ fn kept_findings_are_used_until_a_config_changes() {
 #[test]
 fn an_unwritable_cache_folder_changes_nothing() {
     let work = tempfile::tempdir().unwrap();
-    let pkg = work.path().join("Example");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example"),
-        &pkg,
-    );
-    let imp = pkg.join("benchmarks/retinanet/implementations/pytorch");
-    std::fs::create_dir_all(&imp).unwrap();
-    std::fs::write(imp.join("bagua.yaml"), "distributed:\n  algorithm: async\n").unwrap();
+    package(work.path(), "distributed:\n  algorithm: async\n");
     // A file where the cache folder should be.
     let blocked = work.path().join("not-a-folder");
     std::fs::write(&blocked, "").unwrap();

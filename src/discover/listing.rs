@@ -17,7 +17,6 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// What the file system said of one entry of a folder.
 #[derive(Debug, Clone)]
@@ -50,14 +49,11 @@ impl Listing {
     /// entries in all (counted depth-first, each folder's entries in name
     /// order, as the repository checks count them).
     ///
-    /// Folders are listed in parallel; only a tree over the limit is
-    /// walked again one folder at a time, where which entries come first
-    /// is fixed.
+    /// Folders are listed in parallel, a depth at a time; only a tree
+    /// over the limit is walked again one folder at a time, where which
+    /// entries come first is fixed.
     pub fn read(root: &Path, max_entries: usize) -> Listing {
-        let count = AtomicUsize::new(0);
-        let over = AtomicBool::new(false);
-        let folders = read_below(root.to_path_buf(), max_entries, &count, &over);
-        if !over.load(Ordering::Relaxed) {
+        if let Some(folders) = read_by_level(root, max_entries) {
             return Listing {
                 folders: folders
                     .into_iter()
@@ -66,7 +62,6 @@ impl Listing {
                 truncated: false,
             };
         }
-        drop(folders);
         let mut listing = Listing::default();
         let mut stack: Vec<PathBuf> = vec![root.to_path_buf()];
         let mut seen = 0usize;
@@ -124,39 +119,40 @@ impl Listing {
     }
 }
 
-/// `dir` and every real folder below it, listed in parallel; stops early
-/// (and sets `over`) once more than `max` entries were seen in all.
-fn read_below(
-    dir: PathBuf,
-    max: usize,
-    count: &AtomicUsize,
-    over: &AtomicBool,
-) -> Vec<(PathBuf, Folder)> {
+/// `root` and every real folder below it, one depth at a time, the
+/// folders of a depth listed in parallel (no recursion: a chain of
+/// thousands of folders is a loop). `None` once more than `max` entries
+/// were seen in all.
+fn read_by_level(root: &Path, max: usize) -> Option<Vec<(PathBuf, Folder)>> {
     use rayon::prelude::*;
-    if over.load(Ordering::Relaxed) {
-        return Vec::new();
-    }
-    let folder = list(&dir);
-    let mut below: Vec<PathBuf> = Vec::new();
-    if let Ok(entries) = &folder {
-        let n = entries.iter().flatten().count();
-        if count.fetch_add(n, Ordering::Relaxed).saturating_add(n) > max {
-            over.store(true, Ordering::Relaxed);
-            return Vec::new();
-        }
-        below = entries
-            .iter()
-            .flatten()
-            .filter(|e| e.kind.as_ref().is_ok_and(fs::FileType::is_dir))
-            .map(|e| dir.join(&e.name))
+    let mut out: Vec<(PathBuf, Folder)> = Vec::new();
+    let mut level: Vec<PathBuf> = vec![root.to_path_buf()];
+    let mut seen = 0usize;
+    while !level.is_empty() {
+        let listed: Vec<(PathBuf, Folder)> = level
+            .into_par_iter()
+            .map(|d| {
+                let f = list(&d);
+                (d, f)
+            })
             .collect();
+        let mut next = Vec::new();
+        for (dir, folder) in &listed {
+            let Ok(entries) = folder else { continue };
+            for e in entries.iter().flatten() {
+                seen += 1;
+                if seen > max {
+                    return None;
+                }
+                if e.kind.as_ref().is_ok_and(fs::FileType::is_dir) {
+                    next.push(dir.join(&e.name));
+                }
+            }
+        }
+        out.extend(listed);
+        level = next;
     }
-    let mut out: Vec<(PathBuf, Folder)> = below
-        .into_par_iter()
-        .flat_map_iter(|d| read_below(d, max, count, over))
-        .collect();
-    out.push((dir, folder));
-    out
+    Some(out)
 }
 
 /// One folder's entries, sorted by name; metadata only for what is neither
