@@ -20,8 +20,8 @@
 //!   could leave every time as it was (git's "racy" files). The margin is
 //!   0.1 s where times have sub-second digits, else 2 s.
 //!
-//! Anything else (no cache folder, an unreadable, foreign or corrupt
-//! entry) is a miss, and the configs are scanned as if there were no
+//! Anything else (no cache folder, a folder others can write to or that
+//! is not the user's, an unreadable, foreign or corrupt entry) is a miss, and the configs are scanned as if there were no
 //! cache. The library never decides where the cache lives: the caller
 //! gives the folder (`mlaudit check` uses `$MLAUDIT_CACHE_DIR`, else
 //! `$XDG_CACHE_HOME/mlaudit`, else `~/.cache/mlaudit`; `--no-cache` turns
@@ -185,6 +185,9 @@ impl Cache {
 
     /// The stage's output, when a usable entry is there.
     pub fn load(&self) -> Option<StageOutput> {
+        if !self.file.parent().is_some_and(trusted) {
+            return None;
+        }
         let bytes = crate::safe_io::read_regular(&self.file, MAX_ENTRY_BYTES).ok()?;
         let stored: Stored = serde_json::from_slice(&bytes).ok()?;
         (stored.key == self.key && stored.stamps == self.stamps && self.settled(stored.read_at))
@@ -211,7 +214,7 @@ impl Cache {
         let Some(dir) = self.file.parent() else {
             return;
         };
-        if std::fs::create_dir_all(dir).is_err() {
+        if create_private(dir).is_err() || !trusted(dir) {
             return;
         }
         let tmp = self
@@ -221,6 +224,35 @@ impl Cache {
             let _ = std::fs::remove_file(&tmp);
         }
         prune(dir, MAX_ENTRIES);
+    }
+}
+
+/// Creates `dir` (and its parents) readable by its owner only.
+fn create_private(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
+/// Whether entries in `dir` can be trusted: on Unix, a real folder owned
+/// by this user that no one else can write to (a shared `/tmp` folder
+/// named in `MLAUDIT_CACHE_DIR` could otherwise hold planted entries).
+fn trusted(dir: &Path) -> bool {
+    let Ok(m) = std::fs::symlink_metadata(dir) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        m.is_dir() && m.uid() == me && m.mode() & 0o022 == 0
+    }
+    #[cfg(not(unix))]
+    {
+        m.is_dir()
     }
 }
 
@@ -322,6 +354,33 @@ mod tests {
         assert!(c.load().is_some());
         std::fs::write(&c.file, "{not json").unwrap();
         assert!(c.load().is_none());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_folder_others_can_write_to_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let work = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("a.sh"), "A=1\n").unwrap();
+        let fs = files(work.path(), &["a.sh"]);
+        let c = Cache::open(cache.path(), "PKG", "training", "5.1.0", &fs, &|_| None).unwrap();
+        let later = c.newest + 3 * COARSE_MARGIN_NS;
+        c.store(&output(), later);
+        assert!(c.load().is_some());
+        std::fs::set_permissions(cache.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(c.load().is_none(), "a world-writable folder is not read");
+        std::fs::remove_file(&c.file).unwrap();
+        c.store(&output(), later);
+        assert!(!c.file.exists(), "nor written");
+        // A new folder is made private.
+        let fresh = cache.path().join("a/b");
+        let c = Cache::open(&fresh, "PKG", "training", "5.1.0", &fs, &|_| None).unwrap();
+        std::fs::set_permissions(cache.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        c.store(&output(), later);
+        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
+        assert!(c.load().is_some());
     }
 
     #[test]
