@@ -136,44 +136,28 @@ fn value_re(p: &str) -> String {
 }
 
 /// Patterns tried together, telling which match (as `regex::RegexSet`),
-/// built with regex-automata directly: without the literal prefilter and
-/// the engines `RegexSet` builds beside the lazy DFA. Key paths and
-/// values are a few dozen bytes, where a prefilter saves nothing, and its
-/// Aho-Corasick automaton of the patterns' literals was most of the 66M
-/// instructions the four sets cost to build on every `check`.
+/// forwards only ([`super::forward::Matcher`]): key paths and values are a
+/// few dozen bytes, where neither a literal prefilter nor a reverse
+/// automaton saves anything, and building them was most of what the four
+/// sets cost on every `check`.
 #[derive(Debug)]
 struct PatternSet {
-    re: regex_automata::meta::Regex,
+    re: super::forward::Matcher,
 }
 
 impl PatternSet {
     fn is_match(&self, text: &str) -> bool {
-        self.re.is_match(text)
+        self.re.is_match(text.as_bytes())
     }
 
     /// The indices of the patterns that match `text`, in order.
     fn matches(&self, text: &str) -> Vec<usize> {
-        let mut set = regex_automata::PatternSet::new(self.re.pattern_len());
-        self.re
-            .which_overlapping_matches(&regex_automata::Input::new(text), &mut set);
-        set.iter().map(|p| p.as_usize()).collect()
+        self.re.which(text.as_bytes())
     }
 }
 
 fn set(pats: &[String]) -> Result<PatternSet, String> {
-    use regex_automata::meta::Regex as Meta;
-    Meta::builder()
-        .configure(
-            Meta::config()
-                .match_kind(regex_automata::MatchKind::All)
-                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
-                .onepass(false)
-                .backtrack(false)
-                .auto_prefilter(false),
-        )
-        .build_many(pats)
-        .map(|re| PatternSet { re })
-        .map_err(|e| e.to_string())
+    super::forward::Matcher::new(pats, true).map(|re| PatternSet { re })
 }
 
 /// What [`Frameworks::matches`] found for one setting.
@@ -313,8 +297,12 @@ impl Frameworks {
         };
         // The triggers run in the prefilter's regex; checked here, where a
         // broken one can be named.
+        // Parsing is the whole check: compiling them here as well cost 2M
+        // instructions on every run.
         if !triggers.is_empty() {
-            Regex::new(&triggers.join("|")).map_err(|e| culprit(e.to_string()))?;
+            regex_syntax::Parser::new()
+                .parse(&triggers.join("|"))
+                .map_err(|e| culprit(e.to_string()))?;
         }
         let built = Self::build(
             settings,

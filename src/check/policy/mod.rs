@@ -22,6 +22,7 @@ pub mod config_log;
 pub mod configs;
 pub mod disclosure;
 pub mod eval_schedule;
+mod forward;
 pub mod frameworks;
 pub mod hyperparams;
 pub mod interpolate;

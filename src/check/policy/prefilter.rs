@@ -12,8 +12,7 @@
 //! its normal form is a run of the text's normal form.
 
 use super::anchors::{Analyses, Anchors};
-use regex_automata::meta::Regex;
-use regex_automata::util::syntax;
+use super::forward::Matcher;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -43,9 +42,9 @@ struct Part {
     analyses: Arc<Analyses>,
     anchors: OnceLock<Anchors>,
     /// Each pattern's regex (`(?:^|_)(?:p)(?:_|$)`), built on first use.
-    regexes: Vec<OnceLock<Option<Regex>>>,
+    regexes: Vec<OnceLock<Option<Matcher>>>,
     /// The patterns without anchors, in one regex, tried on the whole text.
-    unanchored: OnceLock<Option<Regex>>,
+    unanchored: OnceLock<Option<Matcher>>,
 }
 
 impl Part {
@@ -139,27 +138,13 @@ fn with_normal(text: &[u8], normal: bool, f: impl FnOnce(&[u8]) -> bool) -> bool
     })
 }
 
-/// The text it runs on is normalised to ASCII `[a-z0-9_]`: byte classes,
-/// not Unicode ones, keep the automaton (and its build) small. Only
-/// `is_match` is asked: no capture groups, and only the lazy DFA (with the
-/// NFA it needs), which `regex::Regex` would build the other engines
-/// beside (half the build cost).
-fn build(p: &str) -> Result<Regex, String> {
-    Regex::builder()
-        .syntax(syntax::Config::new().unicode(false).utf8(false))
-        .configure(
-            Regex::config()
-                .utf8_empty(false)
-                .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
-                .onepass(false)
-                .backtrack(false)
-                // Every alternative starts at a `_`, the most common byte
-                // of the text: a literal prefilter costs more to build
-                // than it saves.
-                .auto_prefilter(false),
-        )
-        .build(p)
-        .map_err(|e| e.to_string())
+/// The text it runs on is normalised to ASCII `[a-z0-9_]`, and only
+/// `is_match` is asked: a forward lazy DFA without capture groups
+/// ([`super::forward::Matcher`]). Every alternative starts at a `_`, the
+/// most common byte of the text: a literal prefilter would cost more to
+/// build than it saves.
+fn build(p: &str) -> Result<Matcher, String> {
+    Matcher::new(&[p.to_string()], false)
 }
 
 fn words(pats: &[String]) -> String {

@@ -3,7 +3,7 @@
 //! consistency or gradient compression. The patterns are data
 //! (`rules/policy/signals.yaml`); this module normalises names and runs them.
 
-use regex::Regex;
+use super::forward::{Finder, Matcher};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -69,13 +69,7 @@ pub struct Family {
     pub name: String,
     pub code: String,
     pub title: String,
-    regex: Regex,
 }
-
-/// Every family pattern in one regex: most names match none, and one pass
-/// of this tells so before the allowed neighbours are stripped.
-#[derive(Debug)]
-struct AnyFamily(Regex);
 
 /// What a name matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,18 +88,24 @@ pub struct SignalMatcher {
     pub families: Vec<Family>,
     /// Every family pattern, for the text prefilter.
     pub(crate) patterns: Vec<String>,
-    any: AnyFamily,
-    allowed: Option<Regex>,
+    /// Every family pattern: most names match none, and one pass of this
+    /// tells so before the allowed neighbours are stripped.
+    any: Matcher,
+    /// Each family's patterns as one pattern, in family order: the
+    /// leftmost match, ties to the earlier family.
+    by_family: Finder,
+    allowed: Option<Finder>,
     off_values: BTreeSet<String>,
     negation_prefixes: Vec<String>,
     enable_keys: BTreeSet<String>,
     pub config_files: ConfigFiles,
 }
 
-fn word_regex(patterns: &[String]) -> Result<Regex, String> {
+/// `(?:^|_)(P1|P2|...)(?:_|$)`: the patterns as whole words, group 1 the
+/// words matched.
+fn word_pattern(patterns: &[String]) -> String {
     let alts: Vec<String> = patterns.iter().map(|p| format!("(?:{p})")).collect();
-    let src = format!("(?:^|_)({})(?:_|$)", alts.join("|"));
-    Regex::new(&src).map_err(|e| e.to_string())
+    format!("(?:^|_)({})(?:_|$)", alts.join("|"))
 }
 
 /// The normal form names are matched in: camelCase split into words,
@@ -131,25 +131,37 @@ impl SignalMatcher {
             .flat_map(|f| f.patterns.iter().cloned())
             .collect();
         let mut families = Vec::new();
+        let mut family_patterns = Vec::new();
         for f in file.families {
             if f.patterns.is_empty() {
                 return Err(format!("family {}: no patterns", f.name));
             }
-            let regex = word_regex(&f.patterns).map_err(|e| format!("family {}: {e}", f.name))?;
+            family_patterns.push(word_pattern(&f.patterns));
             families.push(Family {
                 name: f.name,
                 code: f.code,
                 title: f.title,
-                regex,
             });
         }
-        // After the families, so a broken pattern is named by its family.
-        let any = AnyFamily(word_regex(&all).map_err(|e| format!("families: {e}"))?);
+        let by_family = Finder::new(&family_patterns).map_err(|e| {
+            // Name the family whose pattern is broken.
+            families
+                .iter()
+                .zip(&family_patterns)
+                .find_map(|(f, p)| {
+                    Finder::new(std::slice::from_ref(p))
+                        .err()
+                        .map(|e| format!("family {}: {e}", f.name))
+                })
+                .unwrap_or(e)
+        })?;
+        let any =
+            Matcher::new(&[word_pattern(&all)], false).map_err(|e| format!("families: {e}"))?;
         let allowed = if file.allowed.is_empty() {
             None
         } else {
             let pats: Vec<String> = file.allowed.into_iter().map(|a| a.pattern).collect();
-            Some(word_regex(&pats).map_err(|e| format!("allowed: {e}"))?)
+            Some(Finder::new(&[word_pattern(&pats)]).map_err(|e| format!("allowed: {e}"))?)
         };
         if file.config_files.max_bytes == 0 {
             return Err("config_files.max_bytes must be at least 1".into());
@@ -159,6 +171,7 @@ impl SignalMatcher {
             patterns: all,
             any,
             allowed,
+            by_family,
             off_values: file
                 .off_values
                 .iter()
@@ -188,7 +201,7 @@ impl SignalMatcher {
         let mut cur = norm.to_string();
         // Adjacent allowed words share a '_': repeat until nothing changes.
         for _ in 0..8 {
-            let next = allowed.replace_all(&cur, "_").into_owned();
+            let next = replace_all(allowed, &cur, "_");
             if next == cur {
                 break;
             }
@@ -198,39 +211,29 @@ impl SignalMatcher {
     }
 
     /// The first family (in file order) whose patterns match `norm`, a name
-    /// already in normal form, once allowed neighbours are removed.
+    /// already in normal form, once allowed neighbours are removed: the
+    /// leftmost match wins, ties go to the earlier family.
     pub fn match_normalized(&self, norm: &str) -> Option<SignalMatch> {
-        if norm.is_empty() || !self.any.0.is_match(norm) {
+        if norm.is_empty() || !self.any.is_match(norm.as_bytes()) {
             return None;
         }
         let stripped = self.strip_allowed(norm);
-        let mut best: Option<SignalMatch> = None;
-        for (i, f) in self.families.iter().enumerate() {
-            if let Some(c) = f.regex.captures(&stripped) {
-                if let Some(m) = c.get(1) {
-                    let cand = SignalMatch {
-                        family: i,
-                        word: m.as_str().to_string(),
-                        start: m.start(),
-                        end: m.end(),
-                    };
-                    // The leftmost match wins; ties go to the earlier family.
-                    if best.as_ref().is_none_or(|b| cand.start < b.start) {
-                        best = Some(cand);
-                    }
-                }
-            }
-        }
+        let found = self.by_family.leftmost(stripped.as_bytes())?;
+        let word = stripped.get(found.start..found.end)?.to_string();
+        let mut best = SignalMatch {
+            family: found.pattern,
+            word,
+            start: found.start,
+            end: found.end,
+        };
         // Offsets refer to `stripped`; map them back only when unchanged.
         if stripped != norm {
-            if let Some(b) = &mut best {
-                if let Some(pos) = norm.find(&b.word) {
-                    b.start = pos;
-                    b.end = pos + b.word.len();
-                }
+            if let Some(pos) = norm.find(&best.word) {
+                best.start = pos;
+                best.end = pos + best.word.len();
             }
         }
-        best
+        Some(best)
     }
 
     pub fn match_name(&self, name: &str) -> Option<SignalMatch> {
@@ -254,6 +257,20 @@ impl SignalMatcher {
     pub fn is_enable_key(&self, norm: &str) -> bool {
         self.enable_keys.contains(norm)
     }
+}
+
+/// Every match of `finder` in `text` (leftmost-first, not overlapping)
+/// replaced by `with`.
+fn replace_all(finder: &Finder, text: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in finder.find_all(text.as_bytes()) {
+        out.push_str(text.get(last..m.start).unwrap_or_default());
+        out.push_str(with);
+        last = m.end;
+    }
+    out.push_str(text.get(last..).unwrap_or_default());
+    out
 }
 
 /// `"x"` or `'x'` → `x`.
