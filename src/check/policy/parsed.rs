@@ -230,7 +230,7 @@ fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if cf.skip_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+    if cf.skipped(&name) {
         return Err(Slot::NotConfig);
     }
     let format = configs::format_of(&name, &cf.extensions, &cf.names).ok_or(Slot::NotConfig)?;

@@ -54,13 +54,48 @@ pub struct ConfigFiles {
     #[serde(default)]
     pub vendored: Vec<String>,
     /// File names that are never configs although their extension says so
-    /// (package manager lock files), compared lower-cased.
+    /// (package manager lock files), compared lower-cased; `*` stands for
+    /// any run of characters.
     #[serde(default)]
     pub skip_names: Vec<String>,
     /// How often words occur in configs (percent of config files), for
     /// the prefilter to look for the rarest word of each pattern.
     #[serde(default)]
     pub word_frequency: BTreeMap<String, f64>,
+}
+
+impl ConfigFiles {
+    /// Whether a file of this name is never read (`skip_names`).
+    pub fn skipped(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        self.skip_names
+            .iter()
+            .any(|p| wildcard(&p.to_ascii_lowercase(), &name))
+    }
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of
+/// characters (possibly none) and everything else for itself.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return name.is_empty();
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        // No `*`: the whole name.
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// One family of signals, with its code.
@@ -286,6 +321,25 @@ pub fn unquote(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::normalize;
+
+    #[test]
+    fn skip_names_with_wildcards() {
+        use super::wildcard;
+        assert!(wildcard(
+            "golden_values*.json",
+            "golden_values_dev_dgx_a100.json"
+        ));
+        assert!(wildcard("golden_values*.json", "golden_values.json"));
+        assert!(!wildcard("golden_values*.json", "golden_values.yaml"));
+        assert!(!wildcard("golden_values*.json", "my_golden_values.json"));
+        assert!(wildcard("package-lock.json", "package-lock.json"));
+        assert!(!wildcard("package-lock.json", "package-lock.json5"));
+        assert!(wildcard("a*b*c", "a_x_b_y_c"));
+        assert!(!wildcard("a*b*c", "a_c_b"));
+        // The ends may not overlap: `ab` is not `ab*b`.
+        assert!(!wildcard("ab*b", "ab"));
+        assert!(wildcard("*", ""));
+    }
 
     #[test]
     fn normal_form() {
