@@ -563,8 +563,8 @@ pub fn scan(
     }
     let under_disabled = |path: &[String]| (1..=path.len()).any(|n| disabled.contains(&path[..n]));
     let mut hits: Vec<Hit> = Vec::new();
-    // The key path and a value in normal form, for the gate.
-    let mut gate_text = String::new();
+    // The key path in normal form, its parts joined by `_`.
+    let mut key_n = String::new();
     // The previous setting's key path, raw and in normal form: settings
     // in a row share their parent keys, put in normal form once.
     let mut raw_path: Vec<&str> = Vec::new();
@@ -585,18 +585,33 @@ pub fn scan(
             raw_path.push(p);
             norm_path.push(normalize(p));
         }
-        let key_n = norm_path
-            .iter()
-            .filter(|p| !p.is_empty())
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("_");
-        let own_n = norm_path.last().cloned().unwrap_or_default();
-        let negated = m.is_negated(&own_n);
+        key_n.clear();
+        for p in norm_path.iter().filter(|p| !p.is_empty()) {
+            if !key_n.is_empty() {
+                key_n.push('_');
+            }
+            key_n.push_str(p);
+        }
+        let own_n = norm_path.last().map_or("", String::as_str);
+        let negated = m.is_negated(own_n);
         let keyed = e.kind != EntryKind::Value;
         let parent_disabled = under_disabled(&e.path[..e.path.len().saturating_sub(1)]);
         let self_disabled = under_disabled(&e.path);
-        for value in expand(&e.value, env, local) {
+        // Whether the gate passes the key path: tried once per setting,
+        // when its value alone does not pass.
+        let mut key_passes: Option<bool> = None;
+        // The values it can take: itself, unless it refers to variables.
+        let expanded: Vec<String>;
+        let (mut one, mut many);
+        let values: &mut dyn Iterator<Item = &str> = if e.value.contains('$') {
+            expanded = expand(&e.value, env, local);
+            many = expanded.iter().map(String::as_str);
+            &mut many
+        } else {
+            one = std::iter::once(e.value.as_str());
+            &mut one
+        };
+        for value in values {
             let v = value.trim();
             let off = m.is_off(v);
             // Is a key-only setting on?
@@ -618,15 +633,16 @@ pub fn scan(
                 String::new()
             };
             // Every match below is of a pattern of the gate in the key path
-            // (or a run of it) or in the value: a setting that holds none
-            // is passed over (most settings of a parsed file).
-            gate_text.clear();
-            if keyed {
-                gate_text.push_str(&key_n);
-                gate_text.push('_');
-            }
-            gate_text.push_str(&value_n);
-            if !gate.may_match_normalized(gate_text.as_bytes(), own) {
+            // (or a run of it) or in the value, never across the two: a
+            // setting that holds none is passed over (most settings of a
+            // parsed file).
+            let passes = (!value_n.is_empty()
+                && gate.may_match_normalized(value_n.as_bytes(), own))
+                || (keyed
+                    && *key_passes.get_or_insert_with(|| {
+                        !key_n.is_empty() && gate.may_match_normalized(key_n.as_bytes(), own)
+                    }));
+            if !passes {
                 continue;
             }
             let key_for_fw = if keyed { key_n.as_str() } else { "" };
@@ -675,7 +691,7 @@ pub fn scan(
                     ""
                 };
                 let joined = if parent_n.is_empty() {
-                    own_n.clone()
+                    own_n.to_string()
                 } else {
                     format!("{parent_n}_{own_n}")
                 };
