@@ -22,7 +22,7 @@ use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::captures::Captures;
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
-use regex_automata::{Input, MatchKind, PatternSet};
+use regex_automata::{Anchored, Input, MatchKind, PatternSet};
 
 type Make<T> = Box<dyn Fn() -> T + Send + Sync>;
 
@@ -35,6 +35,10 @@ fn syntax_config() -> syntax::Config {
 pub struct Matcher {
     dfa: DFA,
     caches: Pool<DfaCache, Make<DfaCache>>,
+    /// Every pattern starts with `(?:^|_)`: a match starts at the text's
+    /// start or at a `_`, so a short text is searched anchored at each of
+    /// those places (see [`Matcher::starts`]).
+    at_words: bool,
 }
 
 impl std::fmt::Debug for Matcher {
@@ -66,7 +70,20 @@ impl Matcher {
         Ok(Matcher {
             dfa,
             caches: Pool::new(make),
+            at_words: patterns.iter().all(|p| p.starts_with(WORD_START)),
         })
+    }
+
+    /// Where a search runs in `text`: `None` for one unanchored search;
+    /// else anchored at its start and at every `_` (texts of at most
+    /// [`ANCHORED_MAX`] bytes, for patterns that all start at a word).
+    /// An unanchored lazy DFA tracks every place a match may have begun,
+    /// and builds a state for each new mix of them: on the key paths and
+    /// values of a config, most of a search's cost. Anchored searches see
+    /// one place each and stop where no pattern can go on.
+    fn starts<'t>(&self, text: &'t [u8]) -> Option<impl Iterator<Item = usize> + 't> {
+        (self.at_words && text.len() <= ANCHORED_MAX)
+            .then(|| std::iter::once(0).chain(memchr::memchr_iter(b'_', text).filter(|&i| i > 0)))
     }
 
     /// Whether any pattern matches `text`.
@@ -75,9 +92,23 @@ impl Matcher {
         // Without quit bytes and with the default cache settings (never
         // giving up), the lazy DFA cannot fail; were it to, "maybe" is the
         // answer that loses nothing.
-        self.dfa
-            .try_search_fwd(&mut cache, &Input::new(text).earliest(true))
-            .map_or(true, |m| m.is_some())
+        let found = |input: &Input| {
+            self.dfa
+                .try_search_fwd(&mut cache, input)
+                .map_or(true, |m| m.is_some())
+        };
+        let mut found = found;
+        match self.starts(text) {
+            Some(mut at) => at.any(|i| {
+                found(
+                    &Input::new(text)
+                        .range(i..)
+                        .anchored(Anchored::Yes)
+                        .earliest(true),
+                )
+            }),
+            None => found(&Input::new(text).earliest(true)),
+        }
     }
 
     /// The indices of the patterns that match `text`, in order (built with
@@ -85,17 +116,33 @@ impl Matcher {
     pub fn which(&self, text: &[u8]) -> Vec<usize> {
         let mut cache = self.caches.get();
         let mut set = PatternSet::new(self.dfa.pattern_len());
-        match self
-            .dfa
-            .try_which_overlapping_matches(&mut cache, &Input::new(text), &mut set)
-        {
-            Ok(()) => set.iter().map(|p| p.as_usize()).collect(),
+        let mut search = |input: &Input| {
+            self.dfa
+                .try_which_overlapping_matches(&mut cache, input, &mut set)
+                .is_ok()
+        };
+        let ok = match self.starts(text) {
+            Some(mut at) => {
+                at.all(|i| search(&Input::new(text).range(i..).anchored(Anchored::Yes)))
+            }
+            None => search(&Input::new(text)),
+        };
+        if ok {
+            set.iter().map(|p| p.as_usize()).collect()
+        } else {
             // See `is_match`: cannot happen; every pattern is the answer
             // that loses nothing.
-            Err(_) => (0..self.dfa.pattern_len()).collect(),
+            (0..self.dfa.pattern_len()).collect()
         }
     }
 }
+
+/// How every word pattern starts: at the text's start or after a `_`.
+const WORD_START: &str = "(?:^|_)";
+
+/// Longest text searched anchored at each word (a setting's key path or
+/// value; whole config texts take one unanchored search).
+const ANCHORED_MAX: usize = 512;
 
 /// Where the leftmost match is, with its group 1.
 pub struct Finder {
@@ -180,6 +227,53 @@ mod tests {
         let any = Matcher::new(&pats(&["(?:^|_)(?:ab|cd)(?:_|$)"]), false).unwrap();
         assert!(any.is_match(b"x_cd_y"));
         assert!(!any.is_match(b"xcd_y"));
+    }
+
+    /// Searching anchored at each word start answers as one unanchored
+    /// search does (the same patterns, wrapped so that they do not start
+    /// with `(?:^|_)`, take the unanchored path), on short texts and on
+    /// one past the anchored limit.
+    #[test]
+    fn anchored_at_words_is_unanchored() {
+        let words = pats(&[
+            "(?:^|_)(?:ab|a_b)$",
+            "(?:^|_)(?:b_?c)(?:_|$)",
+            "(?:^|_)(?:c[a-z0-9]*)(?:_|$)",
+            "(?:^|_)(?:_x)(?:_|$)",
+        ]);
+        let wrapped: Vec<String> = words.iter().map(|p| format!("(?:{p})")).collect();
+        let long = format!("{}_bc", "q_".repeat(ANCHORED_MAX / 2));
+        let texts: Vec<&[u8]> = vec![
+            b"ab",
+            b"x_ab",
+            b"xab",
+            b"a_b",
+            b"_a_b",
+            b"bc",
+            b"b_c_d",
+            b"abc",
+            b"x_c9_y",
+            b"cx",
+            b"__x",
+            b"_x",
+            b"x__x_",
+            b"",
+            b"_",
+            b"zz_c",
+            long.as_bytes(),
+        ];
+        for all in [true, false] {
+            let a = Matcher::new(&words, all).unwrap();
+            let u = Matcher::new(&wrapped, all).unwrap();
+            assert!(a.at_words && !u.at_words);
+            for t in &texts {
+                let shown = String::from_utf8_lossy(t);
+                assert_eq!(a.is_match(t), u.is_match(t), "{shown}");
+                if all {
+                    assert_eq!(a.which(t), u.which(t), "{shown}");
+                }
+            }
+        }
     }
 
     #[test]
