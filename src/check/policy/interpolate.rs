@@ -6,9 +6,7 @@
 //! references per value, a few values per variable.
 
 use super::configs::{Entry, EntryKind};
-use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
 
 /// Most values kept per variable.
 pub const MAX_VALUES_PER_VAR: usize = 8;
@@ -104,21 +102,142 @@ pub fn env_references(text: &[u8]) -> Vec<String> {
     out
 }
 
-fn ref_re() -> Option<&'static Regex> {
-    static R: OnceLock<Option<Regex>> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(
-            r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)(?:,([^}]*))?\}|\$\{([A-Za-z_][A-Za-z0-9_.]*)(?::?[-=]([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)",
-        )
-        .ok()
-    })
-    .as_ref()
+/// One reference in a value: where it is, the variable it names and its
+/// default, when it has one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Ref<'a> {
+    start: usize,
+    end: usize,
+    name: &'a str,
+    default: Option<&'a str>,
 }
 
-fn decode_re() -> Option<&'static Regex> {
-    static R: OnceLock<Option<Regex>> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"\$\{oc\.decode:(\$\{[^}]*\})\}").ok())
-        .as_ref()
+fn name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+/// The length of the name at the start of `b`: a letter or `_`, then
+/// letters, digits, `_` (and `.` when `dots`).
+fn name_len(b: &[u8], dots: bool) -> usize {
+    match b.first() {
+        Some(&c) if name_start(c) => {
+            1 + b[1..]
+                .iter()
+                .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || (dots && c == b'.'))
+                .count()
+        }
+        _ => 0,
+    }
+}
+
+/// The leftmost reference of `v`, the first form that fits where several
+/// start at one `$`: `${oc.env:NAME}` or `${oc.env:NAME,default}`, then
+/// `${NAME}`, `${NAME-d}`, `${NAME:-d}`, `${NAME=d}`, `${NAME:=d}` (NAME
+/// may hold dots: `${model.lr}`), then `$NAME`. A default runs to the
+/// first `}`.
+fn next_ref(v: &str) -> Option<Ref<'_>> {
+    let b = v.as_bytes();
+    for at in memchr::memchr_iter(b'$', b) {
+        let rest = &b[at + 1..];
+        if let Some(r) = rest.strip_prefix(b"{") {
+            let inner = at + 2;
+            // ${oc.env:NAME[,default]}
+            if let Some(r2) = r.strip_prefix(b"oc.env:") {
+                let n = name_len(r2, false);
+                if n > 0 {
+                    let name_at = inner + 7;
+                    let after = name_at + n;
+                    match b.get(after) {
+                        Some(b'}') => {
+                            return Some(Ref {
+                                start: at,
+                                end: after + 1,
+                                name: &v[name_at..after],
+                                default: None,
+                            })
+                        }
+                        Some(b',') => {
+                            if let Some(close) = memchr::memchr(b'}', &b[after + 1..]) {
+                                let close = after + 1 + close;
+                                return Some(Ref {
+                                    start: at,
+                                    end: close + 1,
+                                    name: &v[name_at..after],
+                                    default: Some(&v[after + 1..close]),
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // ${NAME}, ${NAME:-d}, ${NAME-d}, ${NAME:=d}, ${NAME=d}
+            let n = name_len(r, true);
+            if n > 0 {
+                let after = inner + n;
+                let default_at = match (b.get(after), b.get(after + 1)) {
+                    (Some(b'}'), _) => {
+                        return Some(Ref {
+                            start: at,
+                            end: after + 1,
+                            name: &v[inner..after],
+                            default: None,
+                        })
+                    }
+                    (Some(b':'), Some(b'-' | b'=')) => Some(after + 2),
+                    (Some(b'-' | b'='), _) => Some(after + 1),
+                    _ => None,
+                };
+                if let Some(d) = default_at {
+                    if let Some(close) = memchr::memchr(b'}', &b[d..]) {
+                        return Some(Ref {
+                            start: at,
+                            end: d + close + 1,
+                            name: &v[inner..after],
+                            default: Some(&v[d..d + close]),
+                        });
+                    }
+                }
+            }
+            continue;
+        }
+        // $NAME
+        let n = name_len(rest, false);
+        if n > 0 {
+            return Some(Ref {
+                start: at,
+                end: at + 1 + n,
+                name: &v[at + 1..at + 1 + n],
+                default: None,
+            });
+        }
+    }
+    None
+}
+
+/// `${oc.decode:${...}}` read as the `${...}` it holds.
+fn undecode(value: &str) -> String {
+    const OPEN: &str = "${oc.decode:${";
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(i) = rest.find(OPEN) {
+        let inner = &rest[i + OPEN.len()..];
+        // `${oc.decode:` + `${` + anything but `}` + `}` + `}`.
+        match inner.find('}') {
+            Some(close) if inner[close + 1..].starts_with('}') => {
+                out.push_str(&rest[..i]);
+                out.push_str("${");
+                out.push_str(&inner[..=close]);
+                rest = &inner[close + 2..];
+            }
+            _ => {
+                out.push_str(&rest[..i + 1]);
+                rest = &rest[i + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The values `value` can take. Without a reference, itself; a reference
@@ -144,35 +263,17 @@ fn expand_with(
     if !value.contains('$') {
         return vec![value.to_string()];
     }
-    let Some(r) = ref_re() else {
-        return vec![value.to_string()];
-    };
-    let mut cur: Vec<String> = vec![match decode_re() {
-        Some(d) => d.replace_all(value, "$1").into_owned(),
-        None => value.to_string(),
-    }];
+    let mut cur: Vec<String> = vec![undecode(value)];
     // Up to three references, left to right.
     for _ in 0..3 {
         let mut next: Vec<String> = Vec::new();
         let mut changed = false;
         for v in &cur {
-            let Some(c) = r.captures(v) else {
+            let Some(r) = next_ref(v) else {
                 next.push(v.clone());
                 continue;
             };
-            let Some(all) = c.get(0) else {
-                next.push(v.clone());
-                continue;
-            };
-            let (name, default) = match (c.get(1), c.get(3), c.get(5)) {
-                (Some(n), _, _) => (n.as_str(), c.get(2).map(|d| d.as_str().trim())),
-                (_, Some(n), _) => (n.as_str(), c.get(4).map(|d| d.as_str().trim())),
-                (_, _, Some(n)) => (n.as_str(), None),
-                _ => {
-                    next.push(v.clone());
-                    continue;
-                }
-            };
+            let (name, default) = (r.name, r.default.map(str::trim));
             let mut options: BTreeSet<String> = BTreeSet::new();
             if let Some(l) = local.get(name) {
                 if !l.contains('$') {
@@ -195,9 +296,9 @@ fn expand_with(
             changed = true;
             for o in options {
                 let mut s = String::with_capacity(v.len());
-                s.push_str(&v[..all.start()]);
+                s.push_str(&v[..r.start]);
                 s.push_str(&o);
-                s.push_str(&v[all.end()..]);
+                s.push_str(&v[r.end..]);
                 next.push(s);
             }
         }
@@ -214,6 +315,75 @@ fn expand_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The references as a regex reads them (what `next_ref` replaced).
+    fn by_regex<'a>(r: &regex::Regex, v: &'a str) -> Option<Ref<'a>> {
+        let c = r.captures(v)?;
+        let all = c.get(0)?;
+        let (name, default) = match (c.get(1), c.get(3), c.get(5)) {
+            (Some(n), _, _) => (n.as_str(), c.get(2).map(|d| d.as_str())),
+            (_, Some(n), _) => (n.as_str(), c.get(4).map(|d| d.as_str())),
+            (_, _, Some(n)) => (n.as_str(), None),
+            _ => return None,
+        };
+        Some(Ref {
+            start: all.start(),
+            end: all.end(),
+            name,
+            default,
+        })
+    }
+
+    /// Every string of up to four pieces from a set that holds each part
+    /// of the forms (and their near misses) reads as the regex reads it.
+    #[test]
+    fn references_read_as_the_regex_reads_them() {
+        let pieces = [
+            "$",
+            "${",
+            "}",
+            "oc.env:",
+            "oc.decode:",
+            "A",
+            "a.b",
+            "_x9",
+            "9",
+            ":-",
+            "-",
+            ":=",
+            "=",
+            ":",
+            ",",
+            " d ",
+            "é",
+            "x}",
+            "$$",
+            "${oc.decode:${",
+            "}}",
+        ];
+        let mut n = 0;
+        // Every sequence of exactly k pieces, k = 0..=4 (204,000 texts).
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        let r = regex::Regex::new(
+            r"\$\{oc\.env:([A-Za-z_][A-Za-z0-9_]*)(?:,([^}]*))?\}|\$\{([A-Za-z_][A-Za-z0-9_.]*)(?::?[-=]([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)",
+        )
+        .unwrap();
+        let d = regex::Regex::new(r"\$\{oc\.decode:(\$\{[^}]*\})\}").unwrap();
+        for t in &texts {
+            assert_eq!(next_ref(t), by_regex(&r, t), "{t:?}");
+            assert_eq!(undecode(t), d.replace_all(t, "$1"), "{t:?}");
+            n += 1;
+        }
+        assert!(n > 100_000, "{n}");
+    }
 
     fn env(pairs: &[(&str, &str)]) -> Env {
         let mut e = Env::default();
