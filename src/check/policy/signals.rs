@@ -54,9 +54,9 @@ pub struct ConfigFiles {
     #[serde(default)]
     pub vendored: Vec<String>,
     /// File names that are never configs although their extension says so
-    /// (package manager lock files), compared lower-cased; `*` stands for
-    /// any run of characters.
-    #[serde(default)]
+    /// (package manager lock files), compared lower-cased (lower-cased as
+    /// they are read); `*` stands for any run of characters.
+    #[serde(default, deserialize_with = "lower_case_names")]
     pub skip_names: Vec<String>,
     /// How often words occur in configs (percent of config files), for
     /// the prefilter to look for the rarest word of each pattern.
@@ -64,13 +64,17 @@ pub struct ConfigFiles {
     pub word_frequency: BTreeMap<String, f64>,
 }
 
+fn lower_case_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let names: Vec<String> = serde::Deserialize::deserialize(d)?;
+    Ok(names.iter().map(|n| n.to_ascii_lowercase()).collect())
+}
+
 impl ConfigFiles {
-    /// Whether a file of this name is never read (`skip_names`).
+    /// Whether a file of this name is never read (`skip_names`; asked of
+    /// every implementation file).
     pub fn skipped(&self, name: &str) -> bool {
         let name = name.to_ascii_lowercase();
-        self.skip_names
-            .iter()
-            .any(|p| wildcard(&p.to_ascii_lowercase(), &name))
+        self.skip_names.iter().any(|p| wildcard(p, &name))
     }
 }
 
@@ -84,12 +88,11 @@ fn wildcard(pattern: &str, name: &str) -> bool {
     let Some(mut rest) = name.strip_prefix(first) else {
         return false;
     };
-    let parts: Vec<&str> = parts.collect();
-    let Some((last, middle)) = parts.split_last() else {
+    let Some(last) = parts.next_back() else {
         // No `*`: the whole name.
         return rest.is_empty();
     };
-    for part in middle {
+    for part in parts {
         match rest.find(part) {
             Some(i) => rest = &rest[i + part.len()..],
             None => return false,
@@ -339,6 +342,15 @@ mod tests {
         // The ends may not overlap: `ab` is not `ab*b`.
         assert!(!wildcard("ab*b", "ab"));
         assert!(wildcard("*", ""));
+        // Names and patterns are compared lower-cased.
+        let cf: super::ConfigFiles = serde_yaml::from_str(
+            "{extensions: [json], names: [], max_bytes: 1, skip_names: [Package-Lock.JSON, 'Golden*.json']}",
+        )
+        .unwrap();
+        assert!(cf.skipped("package-lock.json"));
+        assert!(cf.skipped("PACKAGE-LOCK.json"));
+        assert!(cf.skipped("golden_values.JSON"));
+        assert!(!cf.skipped("config.json"));
     }
 
     #[test]
