@@ -94,7 +94,9 @@ fn flag_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=("[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+("[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*))?"#,
+        // `--name=value`, `--name value`, or an argument list's next item
+        // (`["--name", "value"]`, `[--name, value]`).
+        r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=("[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+("[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*)|["']?[ \t]*,[ \t]*["']?([A-Za-z0-9_./][^\s"',\]]*))?"#,
     )
 }
 
@@ -198,6 +200,7 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
         let value = c
             .get(2)
             .or_else(|| c.get(3))
+            .or_else(|| c.get(4))
             .map(|m| unquote(m.as_str()).to_string())
             .unwrap_or_default();
         let display = match c.get(0) {
@@ -480,7 +483,47 @@ pub fn parse(text: &str, format: Format) -> Vec<Entry> {
         Format::Ini => parse_ini(text),
     };
     entries.sort_by_key(|e| e.line);
+    pair_list_flags(&mut entries);
     entries
+}
+
+/// An argument list written one item per line (a YAML block sequence, a
+/// JSON array over several lines): a bare `--name` item whose next item
+/// (same list, same or next line) is not a flag takes it as its value, as
+/// `--name value` on a command line does.
+fn pair_list_flags(entries: &mut [Entry]) {
+    let items: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].kind == EntryKind::Value)
+        .collect();
+    for w in items.windows(2) {
+        let (a, b) = (&entries[w[0]], &entries[w[1]]);
+        let Some(name) = a.value.strip_prefix("--") else {
+            continue;
+        };
+        if a.path != b.path
+            || b.line > a.line + 1
+            || name.is_empty()
+            || !name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"_.-".contains(&c))
+            || b.value.is_empty()
+            || b.value.starts_with('-')
+            || b.value.contains(char::is_whitespace)
+        {
+            continue;
+        }
+        let (line, value) = (a.line, b.value.clone());
+        let name = name.to_string();
+        if let Some(flag) = entries.iter_mut().find(|e| {
+            e.kind == EntryKind::Flag
+                && e.line == line
+                && e.value.is_empty()
+                && e.path.last() == Some(&name)
+        }) {
+            flag.display = format!("{} {value}", flag.display);
+            flag.value = value;
+        }
+    }
 }
 
 /// What was found at one entry.
@@ -846,6 +889,37 @@ mod tests {
                 "{want:?} not in {got:?}"
             );
         }
+    }
+
+    /// Argument lists: a flag's value is the next item, on one line or
+    /// one per line, in YAML and JSON; a flag followed by a flag is bare.
+    #[test]
+    fn argument_lists() {
+        let flag = |e: &[Entry], name: &str| -> Option<(u64, String)> {
+            e.iter()
+                .find(|x| {
+                    x.kind == EntryKind::Flag && x.path.last().map(String::as_str) == Some(name)
+                })
+                .map(|x| (x.line, x.value.clone()))
+        };
+        let y = "a: [\"--kv-store\", \"dist_async\", \"--fp16\", \"--b\", \"2\"]\nc: [--d, e]\n";
+        let e = parse(y, Format::Yaml);
+        assert_eq!(flag(&e, "kv-store"), Some((1, "dist_async".into())));
+        assert_eq!(flag(&e, "fp16"), Some((1, String::new())));
+        assert_eq!(flag(&e, "b"), Some((1, "2".into())));
+        assert_eq!(flag(&e, "d"), Some((2, "e".into())));
+        let y = "args:\n  - --kv-store\n  - dist_async\n  - --x\n  - --y\nz:\n  - --w\nq: 1\n";
+        let e = parse(y, Format::Yaml);
+        assert_eq!(flag(&e, "kv-store"), Some((2, "dist_async".into())));
+        assert_eq!(flag(&e, "x"), Some((4, String::new())));
+        assert_eq!(flag(&e, "w"), Some((7, String::new())));
+        let j = "{\"args\": [\n  \"--kv-store\",\n  \"dist_async\"\n], \"n\": [\"--a\", \"b\"]}\n";
+        let e = parse(j, Format::Json);
+        assert_eq!(flag(&e, "kv-store"), Some((2, "dist_async".into())));
+        assert_eq!(flag(&e, "a"), Some((4, "b".into())));
+        // A command line keeps its own pairs.
+        let e = parse("python t.py --a 1, --b\n", Format::Shell);
+        assert_eq!(flag(&e, "a"), Some((1, "1".into())));
     }
 
     #[test]
