@@ -676,3 +676,58 @@ fn fixed_hyperparameters_set_in_configs() {
     let old = check_configs(&rules("3.1.0"), &sub.implementation_files);
     assert!(old.iter().all(|f| f.code != "POL009"), "{old:#?}");
 }
+
+/// Variables resolve within one implementation (and the files shared by
+/// every implementation of the benchmark): a YAML sees what its own
+/// implementation's shell configs export, never another implementation's.
+#[test]
+fn variables_resolve_within_their_implementation() {
+    let r = rules("5.1.0");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files: Vec<ImplFile> = [
+        (
+            "a/config_a.sh",
+            "export MODE=async\nexport BYTEPS_ENABLE_ASYNC=1\n",
+        ),
+        ("a/bagua.yaml", "algorithm: ${oc.env:MODE}\n"),
+        ("b/bagua.yaml", "algorithm: ${oc.env:MODE}\n"),
+        ("b/bagua2.yaml", "algorithm: ${oc.env:SHARED_MODE}\n"),
+        (
+            "c/config_c.sh",
+            "export BYTEPS_ENABLE_ASYNC=${BYTEPS_ENABLE_ASYNC:-0}\n",
+        ),
+        ("common.sh", "export SHARED_MODE=decentralized\n"),
+    ]
+    .iter()
+    .map(|(rel, text)| {
+        let fs = dir.path().join(rel.replace('/', "_"));
+        std::fs::write(&fs, text).expect("write");
+        let implementation = rel.split_once('/').map(|(i, _)| i.to_string());
+        ImplFile {
+            benchmark: "llama31_8b".into(),
+            implementation,
+            file: FileRef {
+                path: format!("Org/benchmarks/llama31_8b/implementations/{rel}"),
+                fs,
+            },
+        }
+    })
+    .collect();
+    let found = check_configs(&r, &files);
+    let got: Vec<String> = found
+        .iter()
+        .map(|f| {
+            let p = f.path.rsplit("implementations/").next().unwrap_or("");
+            format!("{p}:{} {}", f.line.unwrap_or(0), f.code)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "a/bagua.yaml:1 POL011",
+            "a/config_a.sh:2 POL011",
+            "b/bagua2.yaml:1 POL012"
+        ],
+        "{found:#?}"
+    );
+}

@@ -24,32 +24,11 @@ use super::config_log::{self, Set};
 use super::configs::{self, Entry};
 use super::interpolate;
 use super::parsed::ParsedConfigs;
+use super::scope;
 use super::{vendored, PolicyRules};
 use crate::discover::tree::ImplFile;
 use crate::finding::{code, Finding};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Where a config sits below `benchmarks/<bm>/`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Place<'a> {
-    /// `implementations/<impl>/...`, or the older `<impl>/...`.
-    Implementation(&'a str),
-    /// Directly in `implementations/`: shared by every implementation.
-    Shared,
-    /// Directly in `benchmarks/<bm>/` (the benchmark folder is the
-    /// implementation; its other folders, `implementations/` aside, are
-    /// parts of it).
-    Flat,
-}
-
-fn place(path: &str) -> Place<'_> {
-    match config_log::folders(path).as_slice() {
-        [] => Place::Flat,
-        ["implementations"] => Place::Shared,
-        ["implementations", imp, ..] => Place::Implementation(imp),
-        [imp, ..] => Place::Implementation(imp),
-    }
-}
 
 /// The linked configs of each implementation of a benchmark with fixed
 /// values, by index into `files`: the non-vendored configs of one
@@ -60,53 +39,16 @@ fn implementations<'a>(
     rules: &PolicyRules,
     files: &'a [ImplFile],
     parsed: &ParsedConfigs,
-) -> BTreeMap<(&'a str, Place<'a>), Vec<usize>> {
-    let mut found: Vec<(&str, Place, bool, usize)> = Vec::new();
-    let mut flat: BTreeSet<&str> = BTreeSet::new();
-    for (i, f) in files.iter().enumerate() {
+) -> BTreeMap<scope::Key<'a>, Vec<usize>> {
+    let linked = files.iter().enumerate().filter_map(|(i, f)| {
         let fixes = rules
             .benchmarks
             .get(f.benchmark.as_str())
             .is_some_and(|p| !p.fixed.is_empty());
-        let Some(entries) = parsed.entries(i).filter(|_| fixes) else {
-            continue;
-        };
-        if vendored(rules, f) || rules.config_log.is_checkpoint(entries) {
-            continue;
-        }
-        let bm = f.benchmark.as_str();
-        let p = place(&f.file.path);
-        if p == Place::Flat {
-            flat.insert(bm);
-        }
-        let under_impls = config_log::folders(&f.file.path).first() == Some(&"implementations");
-        found.push((bm, p, under_impls, i));
-    }
-    let mut groups: BTreeMap<(&str, Place), Vec<usize>> = BTreeMap::new();
-    let mut shared: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (bm, p, under_impls, i) in found {
-        let p = match p {
-            Place::Implementation(_) if flat.contains(bm) && !under_impls => Place::Flat,
-            p => p,
-        };
-        match p {
-            Place::Shared => shared.entry(bm).or_default().push(i),
-            p => groups.entry((bm, p)).or_default().push(i),
-        }
-    }
-    for (bm, common) in shared {
-        let mut joined = false;
-        for ((b, p), g) in groups.iter_mut() {
-            if *b == bm && *p != Place::Flat {
-                g.extend(&common);
-                joined = true;
-            }
-        }
-        if !joined {
-            groups.insert((bm, Place::Shared), common);
-        }
-    }
-    groups
+        let entries = parsed.entries(i).filter(|_| fixes)?;
+        (!vendored(rules, f) && !rules.config_log.is_checkpoint(entries)).then_some(i)
+    });
+    scope::implementations(files, linked)
 }
 
 /// POL009 findings over the configs of a check (`parsed` was read from
@@ -193,21 +135,6 @@ fn finding(rules: &PolicyRules, bm: &str, key: &str, want: &serde_json::Value, s
 mod tests {
     use super::*;
     use crate::rulebook::source::RuleSource;
-
-    #[test]
-    fn places() {
-        let p = place;
-        assert_eq!(
-            p("P/benchmarks/bm/implementations/nemo/conf/a.yaml"),
-            Place::Implementation("nemo")
-        );
-        assert_eq!(p("P/benchmarks/bm/implementations/a.sh"), Place::Shared);
-        assert_eq!(p("P/benchmarks/bm/config_common.sh"), Place::Flat);
-        assert_eq!(
-            p("P/benchmark/bm/pytorch/a.sh"),
-            Place::Implementation("pytorch")
-        );
-    }
 
     /// Every value a round fixes can be found in configs: its MLLOG key has
     /// a config key in `config_log.yaml`.

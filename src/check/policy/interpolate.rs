@@ -62,6 +62,19 @@ impl Env {
     }
 
     /// Whether some config assigns `k` a value.
+    /// Adds every value `other` assigns (each variable's values capped as
+    /// [`Env::add`] caps them).
+    pub fn extend(&mut self, other: &Env) {
+        for (k, values) in &other.vars {
+            let set = self.vars.entry(k.clone()).or_default();
+            for v in values {
+                if set.len() < MAX_VALUES_PER_VAR {
+                    set.insert(v.clone());
+                }
+            }
+        }
+    }
+
     pub fn assigns(&self, k: &str) -> bool {
         self.vars.get(k).is_some_and(|v| !v.is_empty())
     }

@@ -31,6 +31,7 @@ pub mod parsed;
 pub mod prefilter;
 pub mod repeatability;
 pub mod rules;
+mod scope;
 mod shell_assign;
 pub mod signals;
 
@@ -379,7 +380,7 @@ pub fn check_facts(
 /// does not list as configs are skipped, binary files silently, files over
 /// the size limit with a POL041 note; a file that cannot be read is a
 /// POL040 warning. Variables are resolved across the configs of the same
-/// benchmark. The caller decides whether the division is closed.
+/// implementation ([`scope`]). The caller decides whether the division is closed.
 pub fn check_configs(rules: &PolicyRules, files: &[ImplFile]) -> Vec<Finding> {
     check_parsed_configs(rules, files, &parsed::ParsedConfigs::read(rules, files))
 }
@@ -394,12 +395,31 @@ pub fn check_parsed_configs(
     use rayon::prelude::*;
     // Packages vendor whole framework trees (thousands of files): read and
     // parsed in parallel before; here variables are resolved per
-    // benchmark, then settings matched.
-    let mut envs: BTreeMap<&str, interpolate::Env> = BTreeMap::new();
-    for (i, f) in files.iter().enumerate() {
-        if let Some(Ok(entries)) = parsed.for_scan(i) {
-            envs.entry(f.benchmark.as_str()).or_default().add(entries);
+    // implementation (a config sees what its own implementation's configs
+    // assign, and the shared ones'), then settings matched.
+    let read = (0..files.len()).filter(|&i| matches!(parsed.for_scan(i), Some(Ok(_))));
+    let mut envs: Vec<interpolate::Env> = Vec::new();
+    let mut env_of: Vec<Option<usize>> = vec![None; files.len()];
+    let mut shared: BTreeMap<usize, interpolate::Env> = BTreeMap::new();
+    for members in scope::implementations(files, read).into_values() {
+        let mut env = interpolate::Env::default();
+        for &i in &members {
+            if let Some(Ok(entries)) = parsed.for_scan(i) {
+                env.add(entries);
+            }
         }
+        for &i in &members {
+            if let Some(Some(prev)) = env_of.get(i) {
+                // In more than one implementation (a shared file): it sees
+                // what each of them assigns.
+                shared
+                    .entry(i)
+                    .or_insert_with(|| envs[*prev].clone())
+                    .extend(&env);
+            }
+            env_of[i] = Some(envs.len());
+        }
+        envs.push(env);
     }
     let empty = interpolate::Env::default();
     let mut out: Vec<Finding> = files
@@ -409,7 +429,10 @@ pub fn check_parsed_configs(
             None => Vec::new(),
             Some(Err(finding)) => vec![finding.clone()],
             Some(Ok(entries)) => {
-                let env = envs.get(f.benchmark.as_str()).unwrap_or(&empty);
+                let env = shared
+                    .get(&i)
+                    .or_else(|| env_of[i].and_then(|g| envs.get(g)))
+                    .unwrap_or(&empty);
                 let mut found = entry_findings(rules, f, entries, env, false);
                 // Ruled out by its text, but a variable it refers to is
                 // set by another config: its settings that refer to one

@@ -1,0 +1,145 @@
+//! Which implementation a config belongs to: the unit within which
+//! variables resolve (a YAML's `${oc.env:X}` sees what its own
+//! `config_*.sh` exports, never another implementation's) and whose
+//! configs are read together for fixed hyperparameters (POL009).
+//!
+//! An implementation is one folder under `benchmarks/<bm>/`
+//! (`implementations/<impl>/` or the older `<bm>/<impl>/`). Files directly
+//! in `implementations/` are shared by every implementation of the
+//! benchmark. A benchmark folder that holds configs itself
+//! (`benchmarks/<bm>/config_*.sh`) is one implementation with its folders
+//! outside `implementations/`.
+
+use super::config_log;
+use crate::discover::tree::ImplFile;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a config sits below `benchmarks/<bm>/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Place<'a> {
+    /// `implementations/<impl>/...`, or the older `<impl>/...`.
+    Implementation(&'a str),
+    /// Directly in `implementations/`: shared by every implementation.
+    Shared,
+    /// Directly in `benchmarks/<bm>/` (the benchmark folder is the
+    /// implementation; its other folders, `implementations/` aside, are
+    /// parts of it).
+    Flat,
+}
+
+pub(super) fn place(path: &str) -> Place<'_> {
+    match config_log::folders(path).as_slice() {
+        [] => Place::Flat,
+        ["implementations"] => Place::Shared,
+        ["implementations", imp, ..] => Place::Implementation(imp),
+        [imp, ..] => Place::Implementation(imp),
+    }
+}
+
+/// One implementation of a benchmark.
+pub(super) type Key<'a> = (&'a str, Place<'a>);
+
+/// The implementations of the files `members` (indices into `files`), each
+/// with its files' indices in the order given. A shared file (directly in
+/// `implementations/`) is in every implementation of its benchmark, or in
+/// one of its own when there is none.
+pub(super) fn implementations<'a>(
+    files: &'a [ImplFile],
+    members: impl IntoIterator<Item = usize>,
+) -> BTreeMap<Key<'a>, Vec<usize>> {
+    let mut found: Vec<(&str, Place, bool, usize)> = Vec::new();
+    let mut flat: BTreeSet<&str> = BTreeSet::new();
+    for i in members {
+        let Some(f) = files.get(i) else { continue };
+        let bm = f.benchmark.as_str();
+        let p = place(&f.file.path);
+        if p == Place::Flat {
+            flat.insert(bm);
+        }
+        let under_impls = config_log::folders(&f.file.path).first() == Some(&"implementations");
+        found.push((bm, p, under_impls, i));
+    }
+    let mut groups: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
+    let mut shared: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (bm, p, under_impls, i) in found {
+        let p = match p {
+            Place::Implementation(_) if flat.contains(bm) && !under_impls => Place::Flat,
+            p => p,
+        };
+        match p {
+            Place::Shared => shared.entry(bm).or_default().push(i),
+            p => groups.entry((bm, p)).or_default().push(i),
+        }
+    }
+    for (bm, common) in shared {
+        let mut joined = false;
+        for ((b, p), g) in groups.iter_mut() {
+            if *b == bm && *p != Place::Flat {
+                g.extend(&common);
+                joined = true;
+            }
+        }
+        if !joined {
+            groups.insert((bm, Place::Shared), common);
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::tree::FileRef;
+
+    #[test]
+    fn places() {
+        let p = place;
+        assert_eq!(
+            p("P/benchmarks/bm/implementations/nemo/conf/a.yaml"),
+            Place::Implementation("nemo")
+        );
+        assert_eq!(p("P/benchmarks/bm/implementations/a.sh"), Place::Shared);
+        assert_eq!(p("P/benchmarks/bm/config_common.sh"), Place::Flat);
+        assert_eq!(
+            p("P/benchmark/bm/pytorch/a.sh"),
+            Place::Implementation("pytorch")
+        );
+    }
+
+    fn file(bm: &str, path: &str) -> ImplFile {
+        ImplFile {
+            benchmark: bm.into(),
+            implementation: None,
+            file: FileRef {
+                path: format!("P/benchmarks/{bm}/{path}"),
+                fs: path.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn groups() {
+        let files = [
+            file("a", "implementations/x/c.sh"),
+            file("a", "implementations/y/c.sh"),
+            file("a", "implementations/common.sh"),
+            file("b", "config_common.sh"),
+            file("b", "pytorch/conf/a.yaml"),
+            file("b", "implementations/z/c.sh"),
+            file("c", "implementations/only.sh"),
+        ];
+        let g = implementations(&files, 0..files.len());
+        let got: Vec<(&str, Place, Vec<usize>)> =
+            g.into_iter().map(|((b, p), v)| (b, p, v)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", Place::Implementation("x"), vec![0, 2]),
+                ("a", Place::Implementation("y"), vec![1, 2]),
+                ("b", Place::Implementation("z"), vec![5]),
+                ("b", Place::Flat, vec![3, 4]),
+                ("c", Place::Shared, vec![6]),
+            ]
+        );
+    }
+}
