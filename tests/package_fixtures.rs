@@ -282,6 +282,43 @@ fn discovery_finds_the_parts() {
     assert!(r.benchmarks[0].seeds_checked);
 }
 
+/// Hidden configs of an implementation (`.env`, Hydra's `.hydra/`) are
+/// implementation files; `.git` is not walked, and hidden folders outside
+/// `benchmarks/` stay out of discovery.
+#[test]
+fn hidden_implementation_configs_are_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("Org");
+    copy_tree(&fixture("base"), &root);
+    let imp = root.join("benchmarks/llama31_405b/implementations/pytorch");
+    for (rel, text) in [
+        (".env", "BAGUA_ALGORITHM=async\n"),
+        (".hydra/config.yaml", "algorithm: async\n"),
+        (".git/config", "[core]\n"),
+    ] {
+        let path = imp.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::create_dir_all(root.join(".hidden")).unwrap();
+    std::fs::write(root.join(".hidden/x.yaml"), "a: 1\n").unwrap();
+    let tree = discover(&root);
+    let mut names: Vec<String> = tree
+        .implementation_files
+        .iter()
+        .map(|f| {
+            f.file
+                .path
+                .rsplit("pytorch/")
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, [".env", ".hydra/config.yaml", "config_1x8.sh"]);
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {

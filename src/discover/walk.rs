@@ -70,6 +70,9 @@ struct Walker<'l> {
     /// asking the file system again.
     real_dirs: HashSet<OsString, Fast>,
     findings: Vec<Finding>,
+    /// Hidden entries (`.env`, `.hydra/`) are walked too, `.git` aside:
+    /// set for implementation trees, whose hidden configs the policy reads.
+    hidden: bool,
 }
 
 impl<'l> Walker<'l> {
@@ -81,6 +84,7 @@ impl<'l> Walker<'l> {
             canon_of: HashMap::default(),
             real_dirs: HashSet::default(),
             findings: Vec::new(),
+            hidden: false,
         }
     }
 
@@ -251,7 +255,7 @@ impl<'l> Walker<'l> {
         kind: Result<fs::FileType, &dyn std::fmt::Display>,
     ) -> Option<Entry> {
         let name = super::paths::display_name(file_name);
-        if name.starts_with('.') {
+        if name.starts_with('.') && !(self.hidden && name != ".git") {
             return None;
         }
         let child_fs = fs_path.join(file_name);
@@ -602,6 +606,8 @@ fn walk_implementations(w: &mut Walker, s: &mut Submission, dir: &Entry) {
         if bm.kind != Kind::Dir {
             continue;
         }
+        // A config may be hidden (`.env`, Hydra's `.hydra/config.yaml`).
+        w.hidden = true;
         walk_files(w, &bm.fs, &bm.path, &mut |w, e, rel| {
             // rel: components below benchmarks/<bm>/. Implementations sit in
             // implementations/<impl>/, but older rounds keep them directly in
@@ -622,6 +628,7 @@ fn walk_implementations(w: &mut Walker, s: &mut Submission, dir: &Entry) {
                 },
             });
         });
+        w.hidden = false;
     }
 }
 
