@@ -26,6 +26,7 @@ mod forward;
 pub mod frameworks;
 pub mod hyperparams;
 pub mod interpolate;
+mod log_settings;
 pub mod optimizer;
 pub mod parsed;
 pub mod prefilter;
@@ -344,10 +345,15 @@ pub fn check_facts(
         }
     }
     out.extend(disclosure::check(rules, facts, path));
+    // A key the framework data knows decides alone, as in configs.
+    let settings = log_settings::check(rules, path, facts);
     for s in &facts.signals {
         let Some(f) = rules.signals.families.get(s.family) else {
             continue;
         };
+        if settings.iter().any(|x| x.line == Some(s.line)) {
+            continue;
+        }
         out.push(
             Finding::new(
                 &f.code,
@@ -363,6 +369,7 @@ pub fn check_facts(
             .with_rule(rules.signal_rule(&f.name)),
         );
     }
+    out.extend(settings);
     if div == Division::Unknown {
         for f in &mut out {
             if f.severity == Severity::Error {
