@@ -572,7 +572,7 @@ pub fn scan(
     entries: &[Entry],
     m: &SignalMatcher,
     fw: &Frameworks,
-    gate: &Prefilter,
+    gate: Option<&Prefilter>,
     own: bool,
     env: &Env,
     local: &BTreeMap<String, String>,
@@ -679,12 +679,13 @@ pub fn scan(
             // (or a run of it) or in the value, never across the two: a
             // setting that holds none is passed over (most settings of a
             // parsed file).
-            let passes = (!value_n.is_empty()
-                && gate.may_match_normalized(value_n.as_bytes(), own))
-                || (keyed
-                    && *key_passes.get_or_insert_with(|| {
-                        !key_n.is_empty() && gate.may_match_normalized(key_n.as_bytes(), own)
-                    }));
+            let passes = gate.is_none_or(|gate| {
+                (!value_n.is_empty() && gate.may_match_normalized(value_n.as_bytes(), own))
+                    || (keyed
+                        && *key_passes.get_or_insert_with(|| {
+                            !key_n.is_empty() && gate.may_match_normalized(key_n.as_bytes(), own)
+                        }))
+            });
             if !passes {
                 continue;
             }
@@ -842,8 +843,19 @@ mod tests {
                 for own in [true, false] {
                     let m = &rules.signals;
                     let fw = &rules.frameworks;
-                    let gated = scan(&entries, m, fw, &rules.entry_gate, own, &env, &local, false);
-                    let all = scan(&entries, m, fw, &open, own, &env, &local, false);
+                    let gated = scan(
+                        &entries,
+                        m,
+                        fw,
+                        Some(&rules.entry_gate),
+                        own,
+                        &env,
+                        &local,
+                        false,
+                    );
+                    let all = scan(&entries, m, fw, Some(&open), own, &env, &local, false);
+                    let ungated = scan(&entries, m, fw, None, own, &env, &local, false);
+                    assert_eq!(all, ungated, "{} as {format:?}", path.display());
                     assert_eq!(gated, all, "{} as {format:?}", path.display());
                     hits += all.len();
                 }

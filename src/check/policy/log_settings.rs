@@ -11,7 +11,18 @@ use super::configs::{self, Entry, EntryKind, HitKind};
 use super::interpolate::Env;
 use super::{LogFacts, PolicyRules};
 use crate::finding::{code, Finding};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Mutex;
+
+/// Most logged settings [`Quiet`] remembers.
+const MAX_QUIET: usize = 20_000;
+/// Longest value [`Quiet`] remembers (longer ones are scanned every time).
+const MAX_QUIET_VALUE: usize = 256;
+
+/// Logged (key, value) pairs that matched no framework setting: the runs
+/// of a folder log the same settings, and each is scanned once.
+#[derive(Debug, Default)]
+pub struct Quiet(Mutex<HashSet<(String, String)>>);
 
 /// Entries of the logged keys: one per scalar value, nested keys for an
 /// object (read as JSON, so a logged config object is a config).
@@ -48,22 +59,54 @@ fn entries(facts: &LogFacts) -> Vec<Entry> {
 
 /// Framework-setting findings of one log (`path` names it).
 pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Finding> {
-    let entries = entries(facts);
+    let pair = |e: &Entry| (e.path.join("\u{1f}"), e.value.clone());
+    let mut entries = entries(facts);
+    {
+        let quiet = rules.log_quiet.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !quiet.is_empty() {
+            entries.retain(|e| !quiet.contains(&pair(e)));
+        }
+    }
     let hits = configs::scan(
         &entries,
         &rules.signals,
         &rules.frameworks,
-        &rules.entry_gate,
+        // No gate: a log holds about a hundred keys, and building the
+        // gate's search costs more than matching them all (it is built
+        // only when configs are scanned).
+        None,
         false,
         &Env::default(),
         &BTreeMap::new(),
         false,
     );
-    hits.into_iter()
-        .filter_map(|h| {
-            let HitKind::Setting(i) = h.kind else {
-                return None;
-            };
+    let settings: Vec<(u64, usize, String)> = hits
+        .into_iter()
+        .filter_map(|h| match h.kind {
+            HitKind::Setting(i) => Some((h.line, i, h.display)),
+            _ => None,
+        })
+        .collect();
+    {
+        // A setting that matched nothing here matches nothing in the next
+        // log (no variables, no sections switched off: a log is flat but
+        // for objects, whose entries are not remembered).
+        let mut quiet = rules.log_quiet.0.lock().unwrap_or_else(|e| e.into_inner());
+        for e in &entries {
+            if quiet.len() >= MAX_QUIET {
+                break;
+            }
+            if e.path.len() == 1
+                && e.value.len() <= MAX_QUIET_VALUE
+                && !settings.iter().any(|(line, _, _)| *line == e.line)
+            {
+                quiet.insert(pair(e));
+            }
+        }
+    }
+    settings
+        .into_iter()
+        .filter_map(|(line, i, display)| {
             let s = rules.frameworks.settings.get(i)?;
             if s.code == code::POL050 {
                 return None;
@@ -73,9 +116,9 @@ pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Fi
                     &s.code,
                     s.severity,
                     path,
-                    format!("{}: {} ({}; {})", s.framework_name, h.display, s.why, s.doc),
+                    format!("{}: {} ({}; {})", s.framework_name, display, s.why, s.doc),
                 )
-                .at_line(Some(h.line))
+                .at_line(Some(line))
                 .with_help(rules.help(&s.code))
                 .with_rule(rules.framework_rule(&s.framework, &s.id)),
             )
@@ -147,5 +190,9 @@ mod tests {
         ]);
         let got = check(&r, "log", &off);
         assert!(got.is_empty(), "{got:#?}");
+        // What a log found quiet is remembered, and changes nothing.
+        assert!(check(&r, "log", &off).is_empty());
+        assert_eq!(check(&r, "log", &on).len(), 5);
+        assert!(!r.log_quiet.0.lock().unwrap().is_empty());
     }
 }

@@ -549,7 +549,7 @@ fn entry_findings(
         entries,
         &rules.signals,
         &rules.frameworks,
-        &rules.entry_gate,
+        Some(&rules.entry_gate),
         !vendored,
         env,
         &local,

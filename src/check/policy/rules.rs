@@ -152,6 +152,8 @@ pub struct PolicyRules {
     pub(crate) config_log_path: String,
     /// Help text of every POL/CFG code, from `rules/codes/`.
     pub(crate) help: BTreeMap<String, String>,
+    /// Logged settings found to match nothing, shared by the logs of a run.
+    pub(crate) log_quiet: super::log_settings::Quiet,
 }
 
 fn compile(path: &str, what: &str, src: &str) -> Result<Expr, DataError> {
@@ -356,6 +358,7 @@ impl PolicyRules {
             config_log,
             config_log_path: source.display(&config_log_rel),
             help,
+            log_quiet: Default::default(),
         }))
     }
 
