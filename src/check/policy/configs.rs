@@ -94,9 +94,7 @@ fn flag_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        // `--name=value`, `--name value`, or an argument list's next item
-        // (`["--name", "value"]`, `[--name, value]`).
-        r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=("[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+("[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*)|["']?[ \t]*,[ \t]*["']?([A-Za-z0-9_./][^\s"',\]]*))?"#,
+        r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=("[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+("[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*))?"#,
     )
 }
 
@@ -197,19 +195,26 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
     let Some(r) = flag_re() else { return };
     for c in r.captures_iter(line) {
         let Some(name) = c.get(1) else { continue };
-        let value = c
-            .get(2)
-            .or_else(|| c.get(3))
-            .or_else(|| c.get(4))
-            .map(|m| unquote(m.as_str()).to_string())
-            .unwrap_or_default();
-        let display = match c.get(0) {
+        let written = c.get(2).or_else(|| c.get(3));
+        let item = match (written, c.get(0)) {
+            (None, Some(m)) => list_item_after(&line[m.end()..]),
+            _ => None,
+        };
+        let mut display = match c.get(0) {
             Some(m) => m
                 .as_str()
                 .trim_start_matches([' ', '\t', '"', '\'', '[', ',', '(', '='])
                 .trim()
                 .to_string(),
             None => format!("--{}", name.as_str()),
+        };
+        let value = match (written, item) {
+            (Some(m), _) => unquote(m.as_str()).to_string(),
+            (None, Some(item)) => {
+                display = format!("{} {item}", display.trim_end_matches(['"', '\'']));
+                item
+            }
+            (None, None) => String::new(),
         };
         let mut path = parents.to_vec();
         path.push(name.as_str().to_string());
@@ -221,6 +226,24 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
             display,
         });
     }
+}
+
+/// The next item of an argument list after a flag (`", "value"` in
+/// `["--name", "value"]`, `, value` in `[--name, value]`), unless it is a
+/// flag itself.
+fn list_item_after(rest: &str) -> Option<String> {
+    let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+    let rest = rest.trim_start_matches([' ', '\t']).strip_prefix(',')?;
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+    let first = rest.chars().next()?;
+    if !(first.is_ascii_alphanumeric() || first == '_' || first == '.' || first == '/') {
+        return None;
+    }
+    let end = rest
+        .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ']'))
+        .unwrap_or(rest.len());
+    Some(rest[..end].to_string())
 }
 
 fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {

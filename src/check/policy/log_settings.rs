@@ -11,7 +11,7 @@ use super::configs::{self, Entry, EntryKind, HitKind};
 use super::interpolate::Env;
 use super::{LogFacts, PolicyRules};
 use crate::finding::{code, Finding};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 
 /// Most logged settings [`Quiet`] remembers.
@@ -19,17 +19,25 @@ const MAX_QUIET: usize = 20_000;
 /// Longest value [`Quiet`] remembers (longer ones are scanned every time).
 const MAX_QUIET_VALUE: usize = 256;
 
-/// Logged (key, value) pairs that matched no framework setting: the runs
-/// of a folder log the same settings, and each is scanned once.
+/// Logged scalar settings (values by key) that matched no framework
+/// setting: the runs of a folder log the same settings, and each is
+/// scanned once.
 #[derive(Debug, Default)]
-pub struct Quiet(Mutex<HashSet<(String, String)>>);
+pub struct Quiet(Mutex<HashMap<String, HashSet<String>>>);
 
-/// Entries of the logged keys: one per scalar value, nested keys for an
-/// object (read as JSON, so a logged config object is a config).
-fn entries(facts: &LogFacts) -> Vec<Entry> {
+impl Quiet {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashSet<String>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Entries of the logged keys not known to be quiet: one per scalar value,
+/// nested keys for an object (read as JSON, so a logged config object is a
+/// config).
+fn entries(facts: &LogFacts, quiet: &HashMap<String, HashSet<String>>) -> Vec<Entry> {
     let mut out = Vec::new();
     for (key, (value, line)) in &facts.first {
-        match value {
+        let text: std::borrow::Cow<str> = match value {
             serde_json::Value::Object(_) | serde_json::Value::Array(_) => {
                 let text = value.to_string();
                 let start = out.len();
@@ -38,35 +46,28 @@ fn entries(facts: &LogFacts) -> Vec<Entry> {
                     // One line of the log holds the whole object.
                     e.line = *line;
                 }
+                continue;
             }
-            v => {
-                let text = match v {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                out.push(Entry {
-                    line: *line,
-                    path: vec![key.clone()],
-                    display: format!("MLLOG key '{key}' = {text}"),
-                    value: text,
-                    kind: EntryKind::Key { header: false },
-                });
-            }
+            serde_json::Value::String(s) => s.as_str().into(),
+            other => other.to_string().into(),
+        };
+        if quiet.get(key).is_some_and(|q| q.contains(text.as_ref())) {
+            continue;
         }
+        out.push(Entry {
+            line: *line,
+            path: vec![key.clone()],
+            display: format!("MLLOG key '{key}' = {text}"),
+            value: text.into_owned(),
+            kind: EntryKind::Key { header: false },
+        });
     }
     out
 }
 
 /// Framework-setting findings of one log (`path` names it).
 pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Finding> {
-    let pair = |e: &Entry| (e.path.join("\u{1f}"), e.value.clone());
-    let mut entries = entries(facts);
-    {
-        let quiet = rules.log_quiet.0.lock().unwrap_or_else(|e| e.into_inner());
-        if !quiet.is_empty() {
-            entries.retain(|e| !quiet.contains(&pair(e)));
-        }
-    }
+    let entries = entries(facts, &rules.log_quiet.lock());
     let hits = configs::scan(
         &entries,
         &rules.signals,
@@ -91,16 +92,27 @@ pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Fi
         // A setting that matched nothing here matches nothing in the next
         // log (no variables, no sections switched off: a log is flat but
         // for objects, whose entries are not remembered).
-        let mut quiet = rules.log_quiet.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut quiet = rules.log_quiet.lock();
+        let mut kept: usize = quiet.values().map(HashSet::len).sum();
         for e in &entries {
-            if quiet.len() >= MAX_QUIET {
+            if kept >= MAX_QUIET {
                 break;
             }
-            if e.path.len() == 1
-                && e.value.len() <= MAX_QUIET_VALUE
-                && !settings.iter().any(|(line, _, _)| *line == e.line)
-            {
-                quiet.insert(pair(e));
+            // Only a record's own scalar (what `entries` looks up), not an
+            // item of a logged list, which is matched as a value alone.
+            if let ([key], false) = (
+                e.path.as_slice(),
+                e.kind != (EntryKind::Key { header: false })
+                    || e.value.len() > MAX_QUIET_VALUE
+                    || settings.iter().any(|(line, _, _)| *line == e.line),
+            ) {
+                if quiet
+                    .entry(key.clone())
+                    .or_default()
+                    .insert(e.value.clone())
+                {
+                    kept += 1;
+                }
             }
         }
     }
@@ -193,6 +205,6 @@ mod tests {
         // What a log found quiet is remembered, and changes nothing.
         assert!(check(&r, "log", &off).is_empty());
         assert_eq!(check(&r, "log", &on).len(), 5);
-        assert!(!r.log_quiet.0.lock().unwrap().is_empty());
+        assert!(!r.log_quiet.lock().is_empty());
     }
 }

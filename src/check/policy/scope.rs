@@ -10,7 +10,6 @@
 //! (`benchmarks/<bm>/config_*.sh`) is one implementation with its folders
 //! outside `implementations/`.
 
-use super::config_log;
 use crate::discover::tree::ImplFile;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,12 +26,23 @@ pub(super) enum Place<'a> {
     Flat,
 }
 
-pub(super) fn place(path: &str) -> Place<'_> {
-    match config_log::folders(path).as_slice() {
-        [] => Place::Flat,
-        ["implementations"] => Place::Shared,
-        ["implementations", imp, ..] => Place::Implementation(imp),
-        [imp, ..] => Place::Implementation(imp),
+/// Where `path` sits, and whether it is below `implementations/`: read
+/// from the first folders below `benchmarks/<bm>/` (the file name is not
+/// a folder), without collecting the parts (called for every config).
+fn folders(path: &str) -> (Place<'_>, bool) {
+    let mut parts = path.split('/');
+    if !parts
+        .by_ref()
+        .any(|p| p == "benchmarks" || p == "benchmark")
+    {
+        return (Place::Flat, false);
+    }
+    parts.next();
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("implementations"), Some(_), None) => (Place::Shared, true),
+        (Some("implementations"), Some(imp), Some(_)) => (Place::Implementation(imp), true),
+        (Some(imp), Some(_), _) => (Place::Implementation(imp), false),
+        _ => (Place::Flat, false),
     }
 }
 
@@ -52,11 +62,10 @@ pub(super) fn implementations<'a>(
     for i in members {
         let Some(f) = files.get(i) else { continue };
         let bm = f.benchmark.as_str();
-        let p = place(&f.file.path);
+        let (p, under_impls) = folders(&f.file.path);
         if p == Place::Flat {
             flat.insert(bm);
         }
-        let under_impls = config_log::folders(&f.file.path).first() == Some(&"implementations");
         found.push((bm, p, under_impls, i));
     }
     let mut groups: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
@@ -93,7 +102,7 @@ mod tests {
 
     #[test]
     fn places() {
-        let p = place;
+        let p = |path| folders(path).0;
         assert_eq!(
             p("P/benchmarks/bm/implementations/nemo/conf/a.yaml"),
             Place::Implementation("nemo")
@@ -104,6 +113,23 @@ mod tests {
             p("P/benchmark/bm/pytorch/a.sh"),
             Place::Implementation("pytorch")
         );
+        assert_eq!(p("P/results/x/a.sh"), Place::Flat);
+        assert_eq!(p("benchmarks/bm/implementations"), Place::Flat);
+        // As the config-against-log check reads folders.
+        for path in [
+            "P/benchmarks/bm/implementations/nemo/conf/a.yaml",
+            "P/benchmarks/bm/implementations/a.sh",
+            "P/benchmarks/bm/config_common.sh",
+            "P/benchmarks/bm/pytorch/a.sh",
+            "P/benchmarks/bm/implementations/x/a.sh",
+        ] {
+            let want = match super::super::config_log::folders(path).as_slice() {
+                [] => Place::Flat,
+                ["implementations"] => Place::Shared,
+                ["implementations", imp, ..] | [imp, ..] => Place::Implementation(imp),
+            };
+            assert_eq!(p(path), want, "{path}");
+        }
     }
 
     fn file(bm: &str, path: &str) -> ImplFile {
