@@ -267,6 +267,7 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
             None
         }
     });
+    let assigned = assign.map(|(k, _)| k);
     if let Some((k, v)) = assign {
         let value = first_word(v).to_string();
         let mut path = parents.to_vec();
@@ -291,6 +292,53 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     }
     oc_env_defaults(code, lineno, parents, out);
     flags(code, lineno, parents, out);
+    overrides(code, lineno, parents, assigned, out);
+}
+
+/// `key=value` arguments of a command line (Hydra overrides
+/// `model.optim.name=lamb`, `+trainer.x=1`, `key=value` argument parsers):
+/// the dotted key is a path. The first word is the command or an
+/// assignment ([`shell_assign`], `assigned` the variable it set, not read
+/// again); a word that starts with `-` is a flag.
+fn overrides(
+    code: &str,
+    lineno: u64,
+    parents: &[String],
+    assigned: Option<&str>,
+    out: &mut Vec<Entry>,
+) {
+    if !code.contains('=') {
+        return;
+    }
+    for word in code.split_whitespace().skip(1) {
+        let word = word.trim_matches(|c: char| matches!(c, '"' | '\'' | '(' | ')' | ';' | '\\'));
+        let Some((key, value)) = word.split_once('=') else {
+            continue;
+        };
+        let key = key.trim_start_matches(['+', '~']);
+        if assigned == Some(key) {
+            continue;
+        }
+        let value = value.trim_matches(['"', '\'']);
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+        if value.is_empty()
+            || value.starts_with('=')
+            || !key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            || !key.chars().all(plain)
+            || key.ends_with('.')
+        {
+            continue;
+        }
+        let mut path = parents.to_vec();
+        path.extend(key.split('.').filter(|p| !p.is_empty()).map(str::to_string));
+        out.push(Entry {
+            line: lineno,
+            path,
+            value: value.to_string(),
+            kind: EntryKind::Key { header: false },
+            display: word.to_string(),
+        });
+    }
 }
 
 /// `${oc.env:NAME,default}` (OmegaConf): the variable with its default, as
@@ -421,6 +469,11 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 if is_block {
                     block = Some(indent);
                 }
+                if v.starts_with('{') && v.ends_with('}') {
+                    let mut at = parents.clone();
+                    at.push(k.clone());
+                    flow_map(v, &at, lineno, 0, &mut out);
+                }
                 stack.push((indent, k));
                 if !v.is_empty() && !is_block {
                     oc_env_defaults(v, lineno, &parents, &mut out);
@@ -440,6 +493,58 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
         }
     }
     out
+}
+
+/// Deepest nesting of YAML flow maps read.
+const MAX_FLOW_DEPTH: usize = 16;
+
+/// A YAML flow map (`{algorithm: async, backend: nccl}`) on one line: each
+/// `key: value` a setting under `path`, nested maps read the same way.
+fn flow_map(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut Vec<Entry>) {
+    let Some(inner) = v.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
+        return;
+    };
+    if depth >= MAX_FLOW_DEPTH {
+        return;
+    }
+    // Split at the commas outside quotes and brackets.
+    let (mut level, mut quote, mut start) = (0i32, None, 0);
+    let mut parts = Vec::new();
+    for (i, c) in inner.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => level += 1,
+            (None, '}' | ']') => level -= 1,
+            (None, ',') if level == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    for part in parts {
+        let Some((k, value)) = yaml_key(part.trim()) else {
+            continue;
+        };
+        let k = unquote(k.trim()).to_string();
+        let value = value.map(str::trim).unwrap_or("");
+        let mut at = path.to_vec();
+        at.push(k.clone());
+        if value.starts_with('{') && value.ends_with('}') {
+            flow_map(value, &at, lineno, depth + 1, out);
+            continue;
+        }
+        out.push(Entry {
+            line: lineno,
+            path: at,
+            display: format!("{k}: {value}"),
+            value: unquote(value).to_string(),
+            kind: EntryKind::Key { header: false },
+        });
+    }
 }
 
 fn parse_ini(text: &str) -> Vec<Entry> {
@@ -505,9 +610,48 @@ pub fn parse(text: &str, format: Format) -> Vec<Entry> {
         Format::Json => parse_json(text),
         Format::Ini => parse_ini(text),
     };
+    name_value_pairs(&mut entries);
     entries.sort_by_key(|e| e.line);
     pair_list_flags(&mut entries);
     entries
+}
+
+/// A variable given as a `name:` and a `value:` of one list item (a
+/// Kubernetes container's `env`, a job spec's parameters): the pair is a
+/// setting of its own, the name its key.
+fn name_value_pairs(entries: &mut Vec<Entry>) {
+    let key = EntryKind::Key { header: false };
+    let mut found = Vec::new();
+    for w in entries.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let n = a.path.len();
+        if a.kind != key
+            || b.kind != key
+            || n == 0
+            || b.path.len() != n
+            || a.path[n - 1] != "name"
+            || b.path[n - 1] != "value"
+            || a.path[..n - 1] != b.path[..n - 1]
+            || b.line > a.line + 2
+            || a.value.is_empty()
+            || !a
+                .value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        {
+            continue;
+        }
+        let mut path = a.path[..n - 1].to_vec();
+        path.push(a.value.clone());
+        found.push(Entry {
+            line: b.line,
+            path,
+            value: b.value.clone(),
+            kind: key,
+            display: format!("{}={}", a.value, b.value),
+        });
+    }
+    entries.extend(found);
 }
 
 /// An argument list written one item per line (a YAML block sequence, a
@@ -955,6 +1099,56 @@ mod tests {
         // A command line keeps its own pairs.
         let e = parse("python t.py --a 1, --b\n", Format::Shell);
         assert_eq!(flag(&e, "a"), Some((1, "1".into())));
+    }
+
+    /// Hydra overrides on a command line, a Kubernetes `env` list and a
+    /// YAML flow map are settings with key paths.
+    #[test]
+    fn overrides_env_lists_and_flow_maps() {
+        let got = |e: &[Entry]| -> Vec<(u64, String, String)> {
+            e.iter()
+                .filter(|x| x.kind == (EntryKind::Key { header: false }))
+                .map(|x| (x.line, x.path.join("."), x.value.clone()))
+                .collect()
+        };
+        let e = parse(
+            "python t.py model.optim.name=lamb +x.y='a' ++z=1 --lr=2 a==b =c d.=e\nexport A=1 B=2\n",
+            Format::Shell,
+        );
+        assert_eq!(
+            got(&e),
+            [
+                (1, "model.optim.name".into(), "lamb".into()),
+                (1, "x.y".into(), "a".into()),
+                (1, "z".into(), "1".into()),
+                (2, "A".into(), "1".into()),
+                (2, "B".into(), "2".into()),
+            ]
+        );
+        let y = "env:\n  - name: BYTEPS_ENABLE_ASYNC\n    value: \"1\"\n  - name: X\n    valueFrom: y\n";
+        let e = parse(y, Format::Yaml);
+        assert!(
+            got(&e).contains(&(3, "env.BYTEPS_ENABLE_ASYNC".into(), "1".into())),
+            "{e:#?}"
+        );
+        assert!(!got(&e).iter().any(|x| x.1 == "env.X"), "{e:#?}");
+        let j = "{\"env\": [{\"name\": \"A_B\", \"value\": \"on\"}]}";
+        let e = parse(j, Format::Json);
+        assert!(
+            got(&e).contains(&(1, "env.A_B".into(), "on".into())),
+            "{e:#?}"
+        );
+        let e = parse(
+            "d: {algorithm: async, b: {c: 'x, y'}, e: [1, 2]}\n",
+            Format::Yaml,
+        );
+        let g = got(&e);
+        assert!(
+            g.contains(&(1, "d.algorithm".into(), "async".into())),
+            "{g:?}"
+        );
+        assert!(g.contains(&(1, "d.b.c".into(), "x, y".into())), "{g:?}");
+        assert!(g.contains(&(1, "d.e".into(), "[1, 2]".into())), "{g:?}");
     }
 
     #[test]
