@@ -184,3 +184,18 @@ pub fn git(dir: &Path, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Copies the folder `from` to `to`, recursively (a corpus package into a
+/// temporary folder, before a test plants files in the copy).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let e = e.unwrap_or_else(|e| panic!("{e}"));
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
