@@ -13,7 +13,7 @@
 
 use super::config_json::{json_entries, parse_json};
 use super::frameworks::Frameworks;
-use super::interpolate::{expand, Env};
+use super::interpolate::{expand, unresolved, Env};
 use super::prefilter::Prefilter;
 use super::shell_assign::shell_assign;
 use super::signals::{normalize, unquote, SignalMatcher};
@@ -823,6 +823,10 @@ pub fn scan(
         };
         for value in values {
             let v = value.trim();
+            if unresolved(v) {
+                // The package never gives this value: neither on nor off.
+                continue;
+            }
             let off = m.is_off(v);
             // Is a key-only setting on?
             let on = if negated {

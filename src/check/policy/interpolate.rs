@@ -253,6 +253,14 @@ fn undecode(value: &str) -> String {
     out
 }
 
+/// Whether `value` (as [`expand`] leaves it) is nothing but one reference
+/// without a default that nothing resolved: a setting whose value the
+/// package never gives (`--x ${X}` with no config assigning `X`).
+pub fn unresolved(value: &str) -> bool {
+    let v = value.trim();
+    next_ref(v).is_some_and(|r| r.start == 0 && r.end == v.len() && r.default.is_none())
+}
+
 /// The values `value` can take. Without a reference, itself; a reference
 /// nothing resolves stays as written.
 pub fn expand(value: &str, env: &Env, local: &BTreeMap<String, String>) -> Vec<String> {
@@ -328,6 +336,19 @@ fn expand_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unresolved_references() {
+        assert!(unresolved("${X}"));
+        assert!(unresolved(" $X "));
+        assert!(unresolved("${oc.env:X}"));
+        assert!(!unresolved("${X:-1}"));
+        assert!(!unresolved("${oc.env:X,0}"));
+        assert!(!unresolved("a${X}"));
+        assert!(!unresolved("${X}${Y}"));
+        assert!(!unresolved("1"));
+        assert!(!unresolved(""));
+    }
 
     /// The references as a regex reads them (what `next_ref` replaced).
     fn by_regex<'a>(r: &regex::Regex, v: &'a str) -> Option<Ref<'a>> {
