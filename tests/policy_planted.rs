@@ -1,14 +1,15 @@
-//! Settings planted into a real package (issue 16): every folder of
+//! Settings planted into real packages (issue 16): every folder of
 //! `tests/fixtures/policy/planted/hit/` is a small implementation whose
 //! configs set something the closed division forbids or a reviewer must
 //! see, written as a framework documents it (DeepSpeed JSON, Lightning and
 //! Hydra YAML, launcher command lines, Kubernetes env lists, `.env`, TOML,
 //! INI); every folder of `quiet/` holds an allowed neighbour or a setting
-//! that is off. Each is copied into v5.1 AMD's `llama2_70b_lora` (every
-//! third one into `benchmarks/<bm>/<name>/` rather than
-//! `implementations/<name>/`), the package is checked, and each hit folder
-//! must give an error or a warning while no quiet folder, and nothing else
-//! in the package, gives any.
+//! that is off. `llama2_70b_lora/{hit,quiet}/` hold the cases that depend
+//! on that benchmark's reference (optimizer, fixed values). The cases are
+//! copied into a benchmark of a real package (every third one into
+//! `benchmarks/<bm>/<name>/` rather than `implementations/<name>/`), the
+//! package is checked, and each hit folder must give an error or a warning
+//! while no quiet folder, and nothing else in the package, gives any.
 
 mod common;
 
@@ -18,9 +19,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn cases(side: &str) -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/policy/planted")
-        .join(side);
+    let dir = fixtures().join(side);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
@@ -28,6 +27,10 @@ fn cases(side: &str) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+fn fixtures() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/planted")
 }
 
 /// Every finding of a JSON report with a path: (path, code, severity).
@@ -47,43 +50,36 @@ fn findings(v: &Value, out: &mut Vec<(String, String, String)>) {
     }
 }
 
-#[test]
-fn planted_settings_in_a_real_package() {
+/// Plants the cases of `sides` (folder, expected to hit) into benchmark
+/// `bm` of a copy of corpus package `package` (`<round>/<org>`), checks it
+/// with `args`, and returns (found, quiet) after asserting every case.
+fn planted(package: &str, bm: &str, sides: &[(&str, bool)], args: &[&str]) -> (usize, usize) {
     let Some(corpus) = common::corpus() else {
-        return;
+        return (0, 0);
     };
     let tmp = tempfile::tempdir().expect("tempdir");
-    let pkg = tmp.path().join("AMD");
-    common::copy_dir(&corpus.join("v5.1/AMD"), &pkg);
-    let bm = pkg.join("benchmarks/llama2_70b_lora");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/planted");
+    let org = package.rsplit('/').next().unwrap_or(package);
+    let pkg = tmp.path().join(org);
+    common::copy_dir(&corpus.join(package), &pkg);
     // Folder of each case in the package (relative to it) -> (case, hit?).
     let mut planted: BTreeMap<String, (String, bool)> = BTreeMap::new();
     let mut i = 0;
-    for (side, hit) in [("hit", true), ("quiet", false)] {
+    for &(side, hit) in sides {
         for name in cases(side) {
             let rel = if i % 3 == 0 {
-                format!("benchmarks/llama2_70b_lora/{name}")
+                format!("benchmarks/{bm}/{name}")
             } else {
-                format!("benchmarks/llama2_70b_lora/implementations/{name}")
+                format!("benchmarks/{bm}/implementations/{name}")
             };
             i += 1;
-            common::copy_dir(&fixtures.join(side).join(&name), &pkg.join(&rel));
-            planted.insert(format!("AMD/{rel}/"), (name, hit));
+            common::copy_dir(&fixtures().join(side).join(&name), &pkg.join(&rel));
+            planted.insert(format!("{org}/{rel}/"), (name, hit));
         }
     }
-    assert!(bm.is_dir());
     let out = Command::new(env!("CARGO_BIN_EXE_mlaudit"))
         .current_dir(tmp.path())
-        .args([
-            "check",
-            "AMD",
-            "--ruleset",
-            "5.1.0",
-            "--format",
-            "json",
-            "--no-cache",
-        ])
+        .args(["check", org, "--format", "json", "--no-cache"])
+        .args(args)
         .output()
         .expect("mlaudit runs");
     let report: Value = serde_json::from_slice(&out.stdout)
@@ -94,6 +90,11 @@ fn planted_settings_in_a_real_package() {
     let mut elsewhere = Vec::new();
     for (path, code, severity) in &all {
         if !code.starts_with("POL") || !(severity == "error" || severity == "warning") {
+            continue;
+        }
+        if code == "POL008" && path.contains("/results/") {
+            // The log's side of a planted config that contradicts it (the
+            // config-against-log check reports at both places).
             continue;
         }
         match planted.keys().find(|k| path.starts_with(k.as_str())) {
@@ -107,8 +108,7 @@ fn planted_settings_in_a_real_package() {
     let mut wrong = Vec::new();
     let (mut hits, mut quiet) = (0, 0);
     for (folder, (name, hit)) in &planted {
-        let got = flagged.get(folder.as_str());
-        match (hit, got) {
+        match (hit, flagged.get(folder.as_str())) {
             (true, Some(_)) => hits += 1,
             (false, None) => quiet += 1,
             (true, None) => wrong.push(format!("missed: {name}")),
@@ -116,13 +116,46 @@ fn planted_settings_in_a_real_package() {
         }
     }
     common::say(&format!(
-        "policy_planted: {hits} planted settings found, {quiet} neighbours quiet, {} wrong",
+        "policy_planted: {package} {bm}: {hits} planted settings found, {quiet} neighbours quiet, {} wrong",
         wrong.len()
     ));
-    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(wrong.is_empty(), "{package}: {wrong:#?}");
     assert!(
         elsewhere.is_empty(),
-        "findings outside the planted folders: {elsewhere:#?}"
+        "{package}: findings outside the planted folders: {elsewhere:#?}"
     );
-    assert!(hits >= 60 && quiet >= 40, "{hits} hits, {quiet} quiet");
+    (hits, quiet)
+}
+
+#[test]
+fn planted_settings_in_a_training_package() {
+    let sides = [
+        ("hit", true),
+        ("quiet", false),
+        ("llama2_70b_lora/hit", true),
+        ("llama2_70b_lora/quiet", false),
+    ];
+    let (hits, quiet) = planted(
+        "v5.1/AMD",
+        "llama2_70b_lora",
+        &sides,
+        &["--ruleset", "5.1.0"],
+    );
+    assert!(
+        common::corpus().is_none() || (hits >= 70 && quiet >= 45),
+        "{hits} hits, {quiet} quiet"
+    );
+}
+
+/// HPC's closed division forbids the same: the cases that do not depend on
+/// a benchmark's reference, in HelmholtzAI's HPC v2.0 CosmoFlow.
+#[test]
+fn planted_settings_in_an_hpc_package() {
+    let sides = [("hit", true), ("quiet", false)];
+    let args = ["--usage", "hpc", "--ruleset", "2.0.0"];
+    let (hits, quiet) = planted("hpc-v2.0/HelmholtzAI", "cosmoflow", &sides, &args);
+    assert!(
+        common::corpus().is_none() || (hits >= 60 && quiet >= 40),
+        "{hits} hits, {quiet} quiet"
+    );
 }
