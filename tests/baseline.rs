@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::copy_dir;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -18,21 +19,6 @@ fn mlaudit(args: &[&str], dir: &Path) -> Output {
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run mlaudit: {e}"))
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap_or_else(|e| panic!("{}: {e}", dst.display()));
-    for e in std::fs::read_dir(src)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .flatten()
-    {
-        let to = dst.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
 }
 
 const N64: &str = "Nebius/results/nebius_soperator_8xH200_n64_ngc25.01_nemo/llama31_405b";

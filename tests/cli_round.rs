@@ -9,7 +9,8 @@
 //!   totals, and the exit status is 1.
 
 mod common;
-use common::{corpus, fingerprint, round_ruleset, tsv, Coverage};
+
+use common::{copy_dir, corpus, fingerprint, round_ruleset, tsv, Coverage};
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -150,19 +151,6 @@ fn a_round_folder_gives_every_package_its_official_verdict() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(before == fingerprint(&corpus), "the corpus was modified");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
-    for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
-        let e = e.unwrap_or_else(|e| panic!("{e}"));
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
 }
 
 /// A temporary round: `Good` and `Broken`, copies of `examples/Example`;
