@@ -463,4 +463,66 @@ mod corpus_equivalence {
         }
         assert!(files > 5000 && hits > 100, "{files} files, {hits} hits");
     }
+
+    /// Most of a first `check`'s work on a package that vendors NeMo or
+    /// Megatron-LM is parsing the configs the prefilter lets through. A
+    /// pattern found in many configs (a setting's key as common as
+    /// `pipeline`, which every Megatron config holds) parses most of them:
+    /// each pattern of the vendored-tree part matches under 5% of the
+    /// corpus configs. A setting whose key is that common needs a
+    /// `trigger` (its value's words).
+    #[test]
+    fn every_pattern_is_rare_in_the_corpus() {
+        use crate::check::policy::test_support::{files_under, rules};
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+        if !root.is_dir() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "../shared/corpus not found beside the checkout, and CI is set"
+            );
+            eprintln!("../shared/corpus not found: test skipped");
+            return;
+        }
+        let rules = rules();
+        let base = &rules.prefilter.base.patterns;
+        let cf = &rules.signals.config_files;
+        let each: Vec<String> = base
+            .iter()
+            .map(|p| words(std::slice::from_ref(p)))
+            .collect();
+        let m = Matcher::new(&each, true).unwrap_or_else(|e| panic!("{e}"));
+        let mut counts = vec![0usize; base.len()];
+        let mut files = 0usize;
+        for path in files_under(root) {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if crate::check::policy::configs::format_of(&name, &cf.extensions, &cf.names).is_none()
+            {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            if bytes.len() as u64 > cf.max_bytes {
+                continue;
+            }
+            files += 1;
+            for i in m.which(&normalize_text(&bytes)) {
+                counts[i] += 1;
+            }
+        }
+        assert!(files > 5000, "{files} files");
+        let common: Vec<String> = base
+            .iter()
+            .zip(&counts)
+            .filter(|(_, &c)| c * 20 >= files)
+            .map(|(p, c)| format!("{p}: {c} of {files} configs"))
+            .collect();
+        assert!(
+            common.is_empty(),
+            "patterns in 5% of configs or more: {common:#?}"
+        );
+    }
 }
