@@ -84,3 +84,91 @@ fn the_v06_round_folder_infers_training_060() {
     assert_eq!(j["ruleset_source"], "inferred", "{j}");
     assert_eq!(j["ruleset"], "0.6.0", "{}", j["ruleset"]);
 }
+
+/// A policy finding's rule (a framework setting, a signal family) is
+/// explained as its findings name it, or by `file#id` for short.
+#[test]
+fn explain_a_framework_setting() {
+    let o = run(&["rules", "explain", "torchrec#semi_sync_pipeline_option"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    insta::assert_snapshot!("explain_torchrec_semi_sync", text(&o.stdout));
+    let whole = run(&[
+        "rules",
+        "explain",
+        "rules/policy/frameworks/torchrec.yaml#semi_sync_pipeline_option",
+    ]);
+    assert_eq!(text(&whole.stdout), text(&o.stdout));
+    let out = text(&run(&["rules", "explain", "signals.yaml#local_sgd"]).stdout);
+    assert!(
+        out.starts_with("rules/policy/signals.yaml#local_sgd: ") && out.contains("code: POL012"),
+        "{out}"
+    );
+    let o = run(&["rules", "explain", "torchrec#no_such_setting"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("unknown rule 'torchrec#no_such_setting'"));
+}
+
+/// Every rule the framework fixtures' findings name is explained, with the
+/// code and severity they carry.
+#[test]
+fn every_framework_finding_rule_is_explained() {
+    let expected = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/policy/frameworks/expected.txt"
+    ))
+    .expect("expected.txt");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut n = 0;
+    for line in expected.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let [_, code, severity, rule] = f.as_slice() else {
+            continue;
+        };
+        if !seen.insert(*rule) {
+            continue;
+        }
+        let o = run(&["rules", "explain", rule]);
+        let out = text(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{rule}: {}", text(&o.stderr));
+        assert!(out.contains(&format!("code: {code} (")), "{rule}: {out}");
+        if rule.contains(".yaml#") || !rule.starts_with("signals") {
+            assert!(
+                out.contains(&format!("severity: {severity}")),
+                "{rule}: {out}"
+            );
+        }
+        n += 1;
+    }
+    assert!(n > 50, "{n} rules explained");
+}
+
+/// A round's list holds its policy pack's rules too, HPC rounds included.
+#[test]
+fn list_holds_the_policy_rules() {
+    for (usage, version) in [("training", "5.1.0"), ("hpc", "3.0.0")] {
+        let out = text(&run(&["rules", "list", "--usage", usage, "--ruleset", version]).stdout);
+        assert!(
+            out.lines().any(|l| l.starts_with("POL011")
+                && l.contains("rules/policy/frameworks/bagua.yaml#async_algorithm")),
+            "{usage} {version}: {out}"
+        );
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("POL010") && l.contains("rules/policy/signals.yaml#stale")),
+            "{usage} {version}"
+        );
+    }
+    let json = run(&["rules", "list", "--ruleset", "5.1.0", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let pol012 = v
+        .as_array()
+        .and_then(|a| a.iter().find(|e| e["code"] == "POL012"))
+        .expect("POL012 listed");
+    assert!(
+        pol012["rules"].as_array().is_some_and(|r| r
+            .iter()
+            .any(|x| x["pack"] == "rules/policy/frameworks/pytorch_ddp.yaml"
+                && x["severity"] == "error")),
+        "{pol012}"
+    );
+}

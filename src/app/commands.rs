@@ -7,6 +7,7 @@ use crate::app::progress::TerminalBar;
 use crate::app::{Exit, Io};
 use crate::audit::progress::{Progress, Silent};
 use crate::audit::{self, CheckOptions};
+use crate::check::policy::{catalog, PolicyRules};
 use crate::check::rules::{self, Ruleset};
 use crate::report::{self, Report};
 use crate::rulebook::codes::CodeRegistry;
@@ -528,6 +529,9 @@ fn refuse_writing_over(args: &CheckArgs, inputs: &[std::path::PathBuf]) -> anyho
 fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> anyhow::Result<Exit> {
     let codes = CodeRegistry::load(source)?;
     match command {
+        RulesCommand::Explain { code } if code.contains('#') => {
+            explain_policy_rule(source, &codes, &code, io)
+        }
         RulesCommand::Explain { code } => {
             let wanted = code.to_ascii_uppercase();
             let Some(doc) = codes.get(&wanted) else {
@@ -615,9 +619,94 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
                     writeln!(io.out, "{:<8} {}#end {title}", end.code, pack.id)?;
                 }
             }
+            // The policy pack's own rules: signal families and framework
+            // settings, with what each finds.
+            if let Some(p) = PolicyRules::find_with_codes(source, &codes, &usage, &version)? {
+                for r in catalog::catalog(&p) {
+                    writeln!(io.out, "{:<8} {:<48} {}", r.code, r.rule, r.what)?;
+                }
+            }
             Ok(Exit::Success)
         }
     }
+}
+
+/// `rules explain RULE` for a rule of the policy pack (a signal family or
+/// a framework setting, as a finding's `rule` names it; the short form
+/// `bagua#async_algorithm` too): what it matches, why, where the framework
+/// documents it, and the help of its code.
+fn explain_policy_rule(
+    source: &RuleSource,
+    codes: &CodeRegistry,
+    name: &str,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Exit> {
+    // The framework files and signals are shared by every round's pack:
+    // the newest training round that has one reads them.
+    let mut rounds = crate::check::rules::available_rulesets(source);
+    rounds.sort_by_key(|(u, v)| {
+        let parts: Vec<u32> = v.split('.').map(|x| x.parse().unwrap_or(0)).collect();
+        (u == "training", parts)
+    });
+    let mut policy = None;
+    for (usage, version) in rounds.iter().rev() {
+        if let Some(p) = PolicyRules::find_with_codes(source, codes, usage, version)? {
+            policy = Some(p);
+            break;
+        }
+    }
+    let Some(policy) = policy else {
+        anyhow::bail!("no ruleset has a policy pack, so there is no rule '{name}'");
+    };
+    let all = catalog::catalog(&policy);
+    let rule = match catalog::find(&all, name) {
+        Ok(Some(r)) => r,
+        Ok(None) => anyhow::bail!(
+            "unknown rule '{name}'; `mlaudit rules list --ruleset V` lists a round's rules"
+        ),
+        Err(many) => anyhow::bail!("'{name}' names {}: give one whole", many.join(", ")),
+    };
+    let doc = codes.get(&rule.code);
+    writeln!(io.out, "{}: {}", rule.rule, rule.what)?;
+    writeln!(
+        io.out,
+        "code: {} ({})",
+        rule.code,
+        doc.map(|d| d.title.as_str()).unwrap_or("undocumented")
+    )?;
+    let severity = rule
+        .severity
+        .as_deref()
+        .or(doc.map(|d| d.severity.as_str()))
+        .unwrap_or("");
+    writeln!(io.out, "severity: {severity}")?;
+    if let Some(f) = &rule.framework {
+        writeln!(io.out, "framework: {f}")?;
+    }
+    // Patterns are regexes over names in normal form (lower case, words
+    // joined by `_`), matching whole words.
+    if let Some(k) = &rule.key {
+        writeln!(io.out, "key path ends with: {k}")?;
+    }
+    if let Some(v) = &rule.value {
+        writeln!(io.out, "value holds: {v}")?;
+    }
+    if let Some(m) = rule.min {
+        writeln!(io.out, "on when the value is a number of at least {m}")?;
+    }
+    for p in &rule.patterns {
+        writeln!(io.out, "name or value holds: {p}")?;
+    }
+    if let Some(e) = &rule.effect {
+        writeln!(io.out, "effect: {}", e.replace('_', " "))?;
+    }
+    if let Some(d) = &rule.doc {
+        writeln!(io.out, "documented at: {d}")?;
+    }
+    if let Some(d) = doc {
+        writeln!(io.out, "\nhow to fix:\n  {}", d.help)?;
+    }
+    Ok(Exit::Success)
 }
 
 /// `completions SHELL`: the completion script clap_complete writes.
@@ -679,6 +768,18 @@ fn rules_list_json(
                         .or_default()
                         .push(serde_json::json!({ "pack": pack.id, "key": "end" }));
                 }
+            }
+            // The policy pack's signal families and framework settings,
+            // named as their findings name them (file#anchor).
+            let policy = PolicyRules::find_with_codes(source, codes, usage, version)?;
+            let policy_rules = policy.as_ref().map(catalog::catalog).unwrap_or_default();
+            for r in &policy_rules {
+                let (pack, key) = r.rule.split_once('#').unwrap_or((&r.rule, ""));
+                by_code.entry(&r.code).or_default().push(serde_json::json!({
+                    "pack": pack,
+                    "key": key,
+                    "severity": r.severity,
+                }));
             }
             by_code
                 .into_iter()

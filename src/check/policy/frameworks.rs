@@ -83,6 +83,9 @@ pub struct Setting {
     pub doc: String,
     /// `repeatable` or `not_repeatable` for a repeatability note.
     pub effect: Option<String>,
+    /// Its patterns, as written (for `rules explain`).
+    pub key: Option<String>,
+    pub value: Option<String>,
     has_key: bool,
     has_value: bool,
 }
@@ -261,6 +264,8 @@ impl Frameworks {
                     effect: s.effect,
                     has_key: s.key.is_some(),
                     has_value: s.value.is_some(),
+                    key: s.key,
+                    value: s.value,
                 });
             }
             for a in f.allowed {

@@ -16,6 +16,7 @@
 
 mod anchors;
 pub mod cache;
+pub mod catalog;
 pub mod config_fixed;
 mod config_json;
 pub mod config_log;

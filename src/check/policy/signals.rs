@@ -107,6 +107,8 @@ pub struct Family {
     pub name: String,
     pub code: String,
     pub title: String,
+    /// Its word patterns, as written (for `rules explain`).
+    pub patterns: Vec<String>,
 }
 
 /// What a name matched.
@@ -179,6 +181,7 @@ impl SignalMatcher {
                 name: f.name,
                 code: f.code,
                 title: f.title,
+                patterns: f.patterns,
             });
         }
         let by_family = Finder::new(&family_patterns).map_err(|e| {
