@@ -63,7 +63,9 @@ fn no_policy_errors_on_real_packages() {
                     findings.extend(check_log(r, Some(&b.benchmark), None, &log.path, &log.fs));
                 }
             }
-            findings.extend(check_configs(r, &sub.implementation_files));
+            // The configs `check` reads: not those of an open system's
+            // implementation.
+            findings.extend(check_configs(r, &mlaudit::audit::policy_configs(&sub)));
             (
                 pkg.display().to_string(),
                 findings,

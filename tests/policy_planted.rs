@@ -159,3 +159,61 @@ fn planted_settings_in_an_hpc_package() {
         "{hits} hits, {quiet} quiet"
     );
 }
+
+/// An implementation named after a system of the open division is not
+/// held to the closed division's policy (Google's v1.0 ResNet
+/// `tpu-v4-256-JAX-Distributed-Shampoo`, an open system, names Shampoo);
+/// the same settings in an implementation of no open system are found.
+#[test]
+fn an_open_systems_implementation_is_not_checked() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pkg = tmp.path().join("AMD");
+    common::copy_dir(&corpus.join("v5.1/AMD"), &pkg);
+    let systems = pkg.join("systems");
+    let any = std::fs::read_dir(&systems)
+        .expect("systems")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("a system description");
+    let mut open: Value =
+        serde_json::from_slice(&std::fs::read(&any).expect("read")).expect("system json");
+    open["division"] = Value::String("open".into());
+    std::fs::write(
+        systems.join("MI300X_open_research.json"),
+        serde_json::to_vec_pretty(&open).expect("json"),
+    )
+    .expect("write");
+    let case = fixtures().join("hit/async_sgd_flag");
+    let impls = pkg.join("benchmarks/llama2_70b_lora/implementations");
+    for name in ["MI300X_open_research", "MI300X_closed_twin"] {
+        common::copy_dir(&case, &impls.join(name));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_mlaudit"))
+        .current_dir(tmp.path())
+        .args([
+            "check",
+            "AMD",
+            "--format",
+            "json",
+            "--no-cache",
+            "--ruleset",
+            "5.1.0",
+        ])
+        .output()
+        .expect("mlaudit runs");
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let mut all = Vec::new();
+    findings(&report, &mut all);
+    let pol = |name: &str| {
+        all.iter()
+            .filter(|(p, c, _)| c.starts_with("POL") && p.contains(&format!("/{name}/")))
+            .count()
+    };
+    assert!(pol("MI300X_closed_twin") > 0, "{all:#?}");
+    assert_eq!(pol("MI300X_open_research"), 0, "{all:#?}");
+}

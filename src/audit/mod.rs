@@ -295,7 +295,8 @@ fn check_tree(
             .values()
             .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
     let policy_rules = rules.policy.as_ref().filter(|_| !all_open);
-    let configs = &tree.implementation_files;
+    let configs = closed_configs(&tree.implementation_files, &systems);
+    let configs = configs.as_ref();
     let check_logs = || -> (Vec<LogCheck>, Vec<OnePass>) {
         files
             .par_iter()
@@ -720,6 +721,39 @@ impl rules::Observer for Collectors<'_> {
 
 /// The system descriptions that parse as JSON objects, by id (the system
 /// checks report the others).
+/// The implementation configs the closed-division policy reads: all but
+/// those of an implementation named after a system of the open division
+/// (Google's v1.0 `tpu-v4-256-JAX-Distributed-Shampoo`, whose system is
+/// open, may name Shampoo). Packages do not otherwise say which system an
+/// implementation belongs to, so any other implementation is read.
+fn closed_configs<'a>(
+    files: &'a [crate::discover::tree::ImplFile],
+    systems: &BTreeMap<String, serde_json::Value>,
+) -> std::borrow::Cow<'a, [crate::discover::tree::ImplFile]> {
+    let open = |f: &crate::discover::tree::ImplFile| {
+        f.implementation.as_deref().is_some_and(|i| {
+            systems
+                .get(i)
+                .and_then(|s| s.get("division"))
+                .and_then(|d| d.as_str())
+                == Some("open")
+        })
+    };
+    if files.iter().any(open) {
+        files.iter().filter(|f| !open(f)).cloned().collect()
+    } else {
+        std::borrow::Cow::Borrowed(files)
+    }
+}
+
+/// [`closed_configs`] of a discovered package: the implementation configs
+/// `check` holds to the closed division's policy.
+pub fn policy_configs(
+    tree: &discover::Submission,
+) -> std::borrow::Cow<'_, [crate::discover::tree::ImplFile]> {
+    closed_configs(&tree.implementation_files, &read_systems(tree))
+}
+
 fn read_systems(tree: &discover::Submission) -> BTreeMap<String, serde_json::Value> {
     tree.systems
         .iter()
