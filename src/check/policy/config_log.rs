@@ -338,7 +338,7 @@ pub(super) fn settings(
                     display: e.display.chars().take(120).collect(),
                     value,
                 };
-                if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v)) {
+                if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v), &v) {
                     out.entry("opt_name".into())
                         .or_default()
                         .push(set(m.to_string()));

@@ -894,7 +894,7 @@ pub fn scan(
             // (Outside vendored trees only: an example config's optimizer
             // is not the run's.)
             if keyed && !self_disabled && own {
-                if let Some(opt) = fw.optimizer(&key_n, &value_n) {
+                if let Some(opt) = fw.optimizer(&key_n, &value_n, v) {
                     found.push((HitKind::Optimizer(opt.to_string()), v.to_string()));
                 }
             }

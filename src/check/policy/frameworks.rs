@@ -470,11 +470,25 @@ impl Frameworks {
     }
 
     /// The mllog name of the optimizer a setting names, when its key path
-    /// names an optimizer and the value is a known framework optimizer.
-    pub fn optimizer(&self, key: &str, value: &str) -> Option<&str> {
+    /// names an optimizer and the value (`value` in normal form, `raw` as
+    /// written) is a known framework optimizer, or a dotted path whose
+    /// last part is one (`torch.optim.SGD`, `optax.lion`,
+    /// `apex.optimizers.FusedLAMB`).
+    pub fn optimizer(&self, key: &str, value: &str, raw: &str) -> Option<&str> {
         if !self.optimizer_key.is_match(key) {
             return None;
         }
-        self.optimizers.get(value).map(String::as_str)
+        if let Some(m) = self.optimizers.get(value) {
+            return Some(m);
+        }
+        // (A file name's last part is its extension, a number's digits:
+        // neither names an optimizer.)
+        let (path, last) = raw.trim().rsplit_once('.')?;
+        if path.is_empty() || !last.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        self.optimizers
+            .get(&super::signals::normalize(last))
+            .map(String::as_str)
     }
 }
