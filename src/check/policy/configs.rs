@@ -852,17 +852,21 @@ pub fn scan(
             // parsed file).
             let passes = gate.is_none_or(|gate| {
                 (!value_n.is_empty() && gate.may_match_normalized(value_n.as_bytes(), own))
-                    || (keyed
-                        && *key_passes.get_or_insert_with(|| {
-                            !key_n.is_empty() && gate.may_match_normalized(key_n.as_bytes(), own)
-                        }))
+                    || *key_passes.get_or_insert_with(|| {
+                        !key_n.is_empty() && gate.may_match_normalized(key_n.as_bytes(), own)
+                    })
             });
             if !passes {
                 continue;
             }
-            let key_for_fw = if keyed { key_n.as_str() } else { "" };
-            // Framework settings.
-            let fw_hits = fw.matches(key_for_fw, &value_n);
+            // A list item is a value of the key it is listed under
+            // (`algorithms: [sam]` as `algorithms:\n  - sam`), for the
+            // settings that name a value; the key alone was the list's.
+            let key_for_fw = key_n.as_str();
+            let mut fw_hits = fw.matches(key_for_fw, &value_n);
+            if !keyed {
+                fw_hits.retain(|h| h.by_value);
+            }
             if !fw_hits.is_empty() && fw.allowed(key_for_fw, &value_n) {
                 continue;
             }

@@ -4,12 +4,15 @@
 //! as it would be in a config. The generic signal families are matched on
 //! every record already ([`super::Collector`]); here each key's first
 //! value (what [`super::LogFacts`] keeps) goes through the same scan as a
-//! config's settings, and only framework settings are taken from it: the
-//! optimizer has its own check, and repeatability notes belong to configs.
+//! config's settings, and framework settings and optimizers are taken from
+//! it (repeatability notes belong to configs). An optimizer a run logs
+//! under a key of its own (`"key": "optimizer", "value":
+//! "distributed_shampoo"`, a logged hyperparameter object's `optimizer`)
+//! that is not the reference is POL003; `opt_name` has its own check.
 
 use super::configs::{self, Entry, EntryKind, HitKind};
 use super::interpolate::Env;
-use super::{LogFacts, PolicyRules};
+use super::{BenchmarkPolicy, LogFacts, PolicyRules};
 use crate::finding::{code, Finding};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
@@ -65,8 +68,14 @@ fn entries(facts: &LogFacts, quiet: &HashMap<String, HashSet<String>>) -> Vec<En
     out
 }
 
-/// Framework-setting findings of one log (`path` names it).
-pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Finding> {
+/// Framework-setting and optimizer findings of one log (`path` names it;
+/// `bm`: its benchmark and that benchmark's policy, when known).
+pub(super) fn check(
+    rules: &PolicyRules,
+    path: &str,
+    facts: &LogFacts,
+    bm: Option<(&str, &BenchmarkPolicy)>,
+) -> Vec<Finding> {
     let entries = entries(facts, &rules.log_quiet.lock());
     let hits = configs::scan(
         &entries,
@@ -76,18 +85,27 @@ pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Fi
         // gate's search costs more than matching them all (it is built
         // only when configs are scanned).
         None,
-        false,
+        // As a package's own config: optimizers are named (repeatability
+        // notes are dropped below).
+        true,
         &Env::default(),
         &BTreeMap::new(),
         false,
     );
-    let settings: Vec<(u64, usize, String)> = hits
-        .into_iter()
-        .filter_map(|h| match h.kind {
-            HitKind::Setting(i) => Some((h.line, i, h.display)),
-            _ => None,
-        })
-        .collect();
+    let opt_name_line = facts.first.get("opt_name").map(|(_, l)| *l);
+    let mut optimizers: Vec<Finding> = Vec::new();
+    let mut settings: Vec<(u64, usize, String)> = Vec::new();
+    for h in hits {
+        match &h.kind {
+            HitKind::Setting(i) => settings.push((h.line, *i, h.display)),
+            HitKind::Optimizer(mllog) if Some(h.line) != opt_name_line => {
+                if let Some(f) = optimizer_finding(rules, path, bm, mllog, &h) {
+                    optimizers.push(f);
+                }
+            }
+            _ => {}
+        }
+    }
     {
         // A setting that matched nothing here matches nothing in the next
         // log (no variables, no sections switched off: a log is flat but
@@ -116,7 +134,7 @@ pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Fi
             }
         }
     }
-    settings
+    let mut out: Vec<Finding> = settings
         .into_iter()
         .filter_map(|(line, i, display)| {
             let s = rules.frameworks.settings.get(i)?;
@@ -135,7 +153,44 @@ pub(super) fn check(rules: &PolicyRules, path: &str, facts: &LogFacts) -> Vec<Fi
                 .with_rule(rules.framework_rule(&s.framework, &s.id)),
             )
         })
-        .collect()
+        .collect();
+    out.extend(optimizers);
+    out
+}
+
+/// POL003 for an optimizer a log names under a key other than `opt_name`,
+/// when it is not the benchmark's reference (nor one the rules allow
+/// beside it, nor the same optimizer under another name).
+fn optimizer_finding(
+    rules: &PolicyRules,
+    path: &str,
+    bm: Option<(&str, &BenchmarkPolicy)>,
+    mllog: &str,
+    h: &configs::Hit,
+) -> Option<Finding> {
+    let (benchmark, policy) = bm?;
+    let fw = &rules.frameworks;
+    if fw.same_optimizer(mllog, &policy.optimizer)
+        || policy
+            .optimizer_also
+            .iter()
+            .any(|a| fw.same_optimizer(mllog, a))
+    {
+        return None;
+    }
+    Some(
+        Finding::of(
+            code::POL003,
+            path,
+            format!(
+                "{} names optimizer '{}' (mllog '{mllog}'); the reference of {benchmark} is '{}'",
+                h.display, h.word, policy.optimizer
+            ),
+        )
+        .at_line(Some(h.line))
+        .with_help(rules.help(code::POL003))
+        .with_rule(rules.rule(&format!("benchmarks.{benchmark}.optimizer"))),
+    )
 }
 
 #[cfg(test)]
@@ -166,7 +221,7 @@ mod tests {
             ),
             ("fp8_communication", serde_json::json!(true)),
         ]);
-        let got: Vec<String> = check(&r, "log", &on)
+        let got: Vec<String> = check(&r, "log", &on, None)
             .iter()
             .map(|f| {
                 format!(
@@ -177,7 +232,7 @@ mod tests {
                 )
             })
             .collect();
-        let lines: Vec<u64> = check(&r, "log", &on)
+        let lines: Vec<u64> = check(&r, "log", &on, None)
             .iter()
             .filter_map(|f| f.line)
             .collect();
@@ -200,11 +255,45 @@ mod tests {
                 serde_json::json!({"zero_optimization": {"stage": 3}}),
             ),
         ]);
-        let got = check(&r, "log", &off);
+        let got = check(&r, "log", &off, None);
         assert!(got.is_empty(), "{got:#?}");
         // What a log found quiet is remembered, and changes nothing.
-        assert!(check(&r, "log", &off).is_empty());
-        assert_eq!(check(&r, "log", &on).len(), 5);
+        assert!(check(&r, "log", &off, None).is_empty());
+        assert_eq!(check(&r, "log", &on, None).len(), 5);
         assert!(!r.log_quiet.lock().is_empty());
+    }
+
+    /// An optimizer logged under a key of its own, or in a logged object,
+    /// is POL003 when it is not the reference (llama2_70b_lora: AdamW); `opt_name` has
+    /// its own check, and without a benchmark nothing is compared. A
+    /// logged list is a list of values of its key.
+    #[test]
+    fn logged_optimizers_and_lists() {
+        let r = rules();
+        let bm = r
+            .benchmarks
+            .get("llama2_70b_lora")
+            .map(|p| ("llama2_70b_lora", p));
+        assert!(bm.is_some());
+        let f = facts(&[
+            ("algorithms", serde_json::json!(["sam", "channels_last"])),
+            (
+                "hyperparameters",
+                serde_json::json!({"optim": "torch.optim.SGD"}),
+            ),
+            ("opt_name", serde_json::json!("sgd")),
+            ("optimizer", serde_json::json!("distributed_shampoo")),
+            ("optimizer_type", serde_json::json!("adamw_torch_fused")),
+        ]);
+        let got: Vec<String> = check(&r, "log", &f, bm)
+            .iter()
+            .map(|f| format!("{} {}", f.line.unwrap_or(0), f.code))
+            .collect();
+        assert_eq!(got, ["10 POL007", "11 POL003", "13 POL003"], "{got:#?}");
+        let got: Vec<String> = check(&r, "log", &f, None)
+            .iter()
+            .map(|f| format!("{} {}", f.line.unwrap_or(0), f.code))
+            .collect();
+        assert_eq!(got, ["10 POL007"], "{got:#?}");
     }
 }

@@ -324,7 +324,8 @@ pub fn check_facts(
         );
     }
     let bm_name = benchmark.or_else(|| logged_str(facts, "submission_benchmark"));
-    match bm_name.and_then(|b| rules.benchmarks.get(b).map(|p| (b, p))) {
+    let bm_policy = bm_name.and_then(|b| rules.benchmarks.get(b).map(|p| (b, p)));
+    match bm_policy {
         Some((bm, policy)) => {
             out.extend(optimizer::check(rules, bm, policy, facts, path));
             out.extend(hyperparams::check(rules, bm, policy, facts, path));
@@ -347,7 +348,7 @@ pub fn check_facts(
     }
     out.extend(disclosure::check(rules, facts, path));
     // A key the framework data knows decides alone, as in configs.
-    let settings = log_settings::check(rules, path, facts);
+    let settings = log_settings::check(rules, path, facts, bm_policy);
     for s in &facts.signals {
         let Some(f) = rules.signals.families.get(s.family) else {
             continue;
