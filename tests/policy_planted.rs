@@ -50,6 +50,22 @@ fn findings(v: &Value, out: &mut Vec<(String, String, String)>) {
     }
 }
 
+/// `mlaudit check ORG --format json --no-cache ARGS` run in `dir`: every
+/// finding of its report with a path.
+fn check(dir: &Path, org: &str, args: &[&str]) -> Vec<(String, String, String)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_mlaudit"))
+        .current_dir(dir)
+        .args(["check", org, "--format", "json", "--no-cache"])
+        .args(args)
+        .output()
+        .expect("mlaudit runs");
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let mut all = Vec::new();
+    findings(&report, &mut all);
+    all
+}
+
 /// Plants the cases of `sides` (folder, expected to hit) into benchmark
 /// `bm` of a copy of corpus package `package` (`<round>/<org>`), checks it
 /// with `args`, and returns (found, quiet) after asserting every case.
@@ -76,16 +92,7 @@ fn planted(package: &str, bm: &str, sides: &[(&str, bool)], args: &[&str]) -> (u
             planted.insert(format!("{org}/{rel}/"), (name, hit));
         }
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_mlaudit"))
-        .current_dir(tmp.path())
-        .args(["check", org, "--format", "json", "--no-cache"])
-        .args(args)
-        .output()
-        .expect("mlaudit runs");
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    let mut all = Vec::new();
-    findings(&report, &mut all);
+    let all = check(tmp.path(), org, args);
     let mut flagged: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut elsewhere = Vec::new();
     for (path, code, severity) in &all {
@@ -192,23 +199,7 @@ fn an_open_systems_implementation_is_not_checked() {
     for name in ["MI300X_open_research", "MI300X_closed_twin"] {
         common::copy_dir(&case, &impls.join(name));
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_mlaudit"))
-        .current_dir(tmp.path())
-        .args([
-            "check",
-            "AMD",
-            "--format",
-            "json",
-            "--no-cache",
-            "--ruleset",
-            "5.1.0",
-        ])
-        .output()
-        .expect("mlaudit runs");
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    let mut all = Vec::new();
-    findings(&report, &mut all);
+    let all = check(tmp.path(), "AMD", &["--ruleset", "5.1.0"]);
     let pol = |name: &str| {
         all.iter()
             .filter(|(p, c, _)| c.starts_with("POL") && p.contains(&format!("/{name}/")))

@@ -418,11 +418,15 @@ mod equivalence {
 mod corpus_equivalence {
     use super::*;
 
-    /// The same on every config of the shared corpus (about 10,000 real
-    /// files, vendored NeMo and Megatron-LM trees among them).
-    #[test]
-    fn anchors_lose_nothing_on_the_corpus() {
-        use crate::check::policy::test_support::{files_under, rules};
+    use crate::check::policy::test_support::rules;
+    use crate::check::policy::PolicyRules;
+    use std::path::PathBuf;
+
+    /// Every config of the shared corpus the policy reads (its name is a
+    /// config's, it is not over the size limit), with its bytes; `None`
+    /// when the corpus is not beside the checkout (an error under CI).
+    fn corpus_configs(rules: &PolicyRules) -> Option<Vec<(PathBuf, Vec<u8>)>> {
+        use crate::check::policy::test_support::files_under;
         let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
         if !root.is_dir() {
             assert!(
@@ -430,14 +434,10 @@ mod corpus_equivalence {
                 "../shared/corpus not found beside the checkout, and CI is set"
             );
             eprintln!("../shared/corpus not found: test skipped");
-            return;
+            return None;
         }
-        let rules = rules();
-        let p = &rules.prefilter;
         let cf = &rules.signals.config_files;
-        let whole = [&p.base, &p.own]
-            .map(|part| build(&words(&part.patterns)).unwrap_or_else(|e| panic!("{e}")));
-        let (mut files, mut hits) = (0, 0);
+        let mut out = Vec::new();
         for path in files_under(root) {
             let name = path
                 .file_name()
@@ -450,14 +450,31 @@ mod corpus_equivalence {
             let Ok(bytes) = std::fs::read(&path) else {
                 continue;
             };
-            if bytes.len() as u64 > cf.max_bytes {
-                continue;
+            if bytes.len() as u64 <= cf.max_bytes {
+                out.push((path, bytes));
             }
+        }
+        Some(out)
+    }
+
+    /// The same on every config of the shared corpus (about 10,000 real
+    /// files, vendored NeMo and Megatron-LM trees among them).
+    #[test]
+    fn anchors_lose_nothing_on_the_corpus() {
+        let rules = rules();
+        let Some(configs) = corpus_configs(&rules) else {
+            return;
+        };
+        let p = &rules.prefilter;
+        let whole = [&p.base, &p.own]
+            .map(|part| build(&words(&part.patterns)).unwrap_or_else(|e| panic!("{e}")));
+        let (mut files, mut hits) = (0, 0);
+        for (path, bytes) in &configs {
             files += 1;
-            let norm = normalize_text(&bytes);
+            let norm = normalize_text(bytes);
             for (k, part) in [&p.base, &p.own].into_iter().enumerate() {
                 let want = whole[k].is_match(&norm);
-                assert_eq!(part.may_match(&bytes, false), want, "{}", path.display());
+                assert_eq!(part.may_match(bytes, false), want, "{}", path.display());
                 hits += usize::from(want);
             }
         }
@@ -473,43 +490,20 @@ mod corpus_equivalence {
     /// `trigger` (its value's words).
     #[test]
     fn every_pattern_is_rare_in_the_corpus() {
-        use crate::check::policy::test_support::{files_under, rules};
-        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-        if !root.is_dir() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "../shared/corpus not found beside the checkout, and CI is set"
-            );
-            eprintln!("../shared/corpus not found: test skipped");
-            return;
-        }
         let rules = rules();
+        let Some(configs) = corpus_configs(&rules) else {
+            return;
+        };
         let base = &rules.prefilter.base.patterns;
-        let cf = &rules.signals.config_files;
         let each: Vec<String> = base
             .iter()
             .map(|p| words(std::slice::from_ref(p)))
             .collect();
         let m = Matcher::new(&each, true).unwrap_or_else(|e| panic!("{e}"));
         let mut counts = vec![0usize; base.len()];
-        let mut files = 0usize;
-        for path in files_under(root) {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if crate::check::policy::configs::format_of(&name, &cf.extensions, &cf.names).is_none()
-            {
-                continue;
-            }
-            let Ok(bytes) = std::fs::read(&path) else {
-                continue;
-            };
-            if bytes.len() as u64 > cf.max_bytes {
-                continue;
-            }
-            files += 1;
-            for i in m.which(&normalize_text(&bytes)) {
+        let files = configs.len();
+        for (_, bytes) in &configs {
+            for i in m.which(&normalize_text(bytes)) {
                 counts[i] += 1;
             }
         }
