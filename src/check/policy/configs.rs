@@ -868,7 +868,17 @@ pub fn scan(
                 fw_hits.retain(|h| h.by_value);
             }
             if !fw_hits.is_empty() && fw.allowed(key_for_fw, &value_n) {
-                continue;
+                // An allowed neighbour's update is the reference's; whether
+                // it makes runs repeat (NVTE_ALLOW_NONDETERMINISTIC_ALGO
+                // among NVIDIA's allowed NVTE_* options) is still noted.
+                fw_hits.retain(|h| {
+                    fw.settings
+                        .get(h.setting)
+                        .is_some_and(|s| s.code == crate::finding::code::POL050)
+                });
+                if fw_hits.is_empty() {
+                    continue;
+                }
             }
             // A setting the framework data knows decides alone, on or off
             // (`--localsgd-frequency 1` is not local SGD).
