@@ -172,3 +172,44 @@ fn list_holds_the_policy_rules() {
         "{pol012}"
     );
 }
+
+/// A compliance rule is explained by the name findings and `rules list`
+/// give it (pack#key): its code, severity and checks.
+#[test]
+fn explain_a_compliance_rule() {
+    let list = text(&run(&["rules", "list", "--ruleset", "5.1.0"]).stdout);
+    let mut n = 0;
+    for line in list.lines().filter(|l| l.contains("/compliance/")).take(40) {
+        let mut f = line.split_whitespace();
+        let (Some(code), Some(rule)) = (f.next(), f.next()) else {
+            continue;
+        };
+        let o = run(&["rules", "explain", rule]);
+        assert_eq!(o.status.code(), Some(0), "{rule}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert!(
+            out.starts_with(&format!("{rule}: ")) && out.contains(&format!("code: {code}\n")),
+            "{rule}: {out}"
+        );
+        n += 1;
+    }
+    assert!(n >= 20, "{n} rules explained");
+    let out = text(
+        &run(&[
+            "rules",
+            "explain",
+            "training/5.1.0/compliance/closed_llama2_70b_lora.yaml#opt_gradient_clip_norm",
+        ])
+        .stdout,
+    );
+    assert!(
+        out.contains("code: BMK005") && out.contains("severity: error"),
+        "{out}"
+    );
+    let o = run(&[
+        "rules",
+        "explain",
+        "training/5.1.0/compliance/closed_common.yaml#nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

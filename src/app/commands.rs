@@ -631,6 +631,62 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
     }
 }
 
+/// `rules explain RULE` for a compliance rule as findings and `rules list
+/// --ruleset V` name it (`training/5.1.0/compliance/closed_bert.yaml#
+/// opt_lamb_beta_1`): its code, severity, what it requires and checks, and
+/// how to fix it. `false` when `name` is not such a rule.
+fn explain_compliance_rule(
+    source: &RuleSource,
+    codes: &CodeRegistry,
+    name: &str,
+    io: &mut Io<'_>,
+) -> anyhow::Result<bool> {
+    let name = name.trim();
+    let name = name.strip_prefix("rules/").unwrap_or(name);
+    let Some((pack_id, key)) = name.split_once('#') else {
+        return Ok(false);
+    };
+    let mut parts = pack_id.split('/');
+    let (Some(usage), Some(version)) = (parts.next(), parts.next()) else {
+        return Ok(false);
+    };
+    let Ok(rs) = Ruleset::load_with_codes(source, codes, usage, version) else {
+        return Ok(false);
+    };
+    let Some(pack) = rs.packs.values().find(|p| p.id == pack_id) else {
+        return Ok(false);
+    };
+    let title = |code: &str| codes.get(code).map(|d| d.title.clone()).unwrap_or_default();
+    if key == "end" && !pack.end.is_empty() {
+        for end in &pack.end {
+            writeln!(io.out, "{pack_id}#end: {}", title(&end.code))?;
+            writeln!(io.out, "code: {}", end.code)?;
+        }
+        return Ok(true);
+    }
+    let Some(rule) = pack.rules.iter().find(|r| r.key == key) else {
+        return Ok(false);
+    };
+    writeln!(io.out, "{pack_id}#{key}: {}", title(&rule.code))?;
+    writeln!(io.out, "code: {}", rule.code)?;
+    writeln!(io.out, "severity: {}", rule.severity.as_str())?;
+    for c in &rule.check {
+        writeln!(io.out, "checks: {}", c.src.trim())?;
+    }
+    let help = if rule.help.trim().is_empty() {
+        codes
+            .get(&rule.code)
+            .map(|d| d.help.clone())
+            .unwrap_or_default()
+    } else {
+        rule.help.clone()
+    };
+    if !help.trim().is_empty() {
+        writeln!(io.out, "\nhow to fix:\n  {}", help.trim())?;
+    }
+    Ok(true)
+}
+
 /// `rules explain RULE` for a rule of the policy pack (a signal family or
 /// a framework setting, as a finding's `rule` names it; the short form
 /// `bagua#async_algorithm` too): what it matches, why, where the framework
@@ -661,9 +717,14 @@ fn explain_policy_rule(
     let all = catalog::catalog(&policy);
     let rule = match catalog::find(&all, name) {
         Ok(Some(r)) => r,
-        Ok(None) => anyhow::bail!(
-            "unknown rule '{name}'; `mlaudit rules list --ruleset V` lists a round's rules"
-        ),
+        Ok(None) => {
+            if explain_compliance_rule(source, codes, name, io)? {
+                return Ok(Exit::Success);
+            }
+            anyhow::bail!(
+                "unknown rule '{name}'; `mlaudit rules list --ruleset V` lists a round's rules"
+            )
+        }
         Err(many) => anyhow::bail!("'{name}' names {}: give one whole", many.join(", ")),
     };
     let doc = codes.get(&rule.code);
