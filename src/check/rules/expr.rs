@@ -501,6 +501,33 @@ fn unary_run(src: &str) -> usize {
     best
 }
 
+/// Where a `}` closes no `{` (outside string literals), if anywhere.
+fn unmatched_close_brace(src: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in src.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '{' => depth += 1,
+            '}' if depth == 0 => return Some(i),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
 fn compile_names(
     source: &str,
     state_vars: &dyn Fn(&str) -> bool,
@@ -514,6 +541,15 @@ fn compile_names(
     }
     if unary_run(src) > MAX_UNARY_RUN || nesting(src) > MAX_NESTING {
         return Err(CompileError::TooDeep { expr: head(src) });
+    }
+    if let Some(at) = unmatched_close_brace(src) {
+        // minijinja's lexer reads `}}` outside any `{` as the end of a
+        // template variable and panics when more follows ("empty lexer
+        // stack"): such a text is no expression anyway.
+        return Err(CompileError::Syntax {
+            expr: src.to_string(),
+            message: format!("unmatched '}}' at byte {at}"),
+        });
     }
     let expr = env()
         .compile_expression_owned(source.trim().to_string())
@@ -562,6 +598,27 @@ fn compile_names(
 
 #[cfg(test)]
 mod tests {
+    /// A `}` that closes nothing is a syntax error, not a panic in
+    /// minijinja's lexer (props.rs found `a}}` planted in a pack); braces
+    /// of dict literals and inside strings are fine.
+    #[test]
+    fn unmatched_braces_are_syntax_errors() {
+        for bad in ["a}} b", "x -}} y", "x +}} y", "s.n}}1", "a}}\n b", "a }"] {
+            assert!(
+                std::panic::catch_unwind(|| compile(bad, &|_| true).is_err()).unwrap_or(false),
+                "{bad:?}"
+            );
+        }
+        for good in [
+            "{'a': {'b': 1}} + 1",
+            "'}}' == 'a'",
+            "{'a': {'b': 1}}['a']",
+            "\"x}\" ~ 'y'",
+        ] {
+            assert!(compile(good, &|_| true).is_ok(), "{good:?}");
+        }
+    }
+
     use super::*;
     use minijinja::context;
 
