@@ -633,8 +633,8 @@ fn rules_cmd(source: &RuleSource, command: RulesCommand, io: &mut Io<'_>) -> any
 
 /// `rules explain RULE` for a compliance rule as findings and `rules list
 /// --ruleset V` name it (`training/5.1.0/compliance/closed_bert.yaml#
-/// opt_lamb_beta_1`): its code, severity, what it requires and checks, and
-/// how to fix it. `false` when `name` is not such a rule.
+/// opt_lamb_beta_1`): its code, severity, checks and how to fix it.
+/// `false` when `name` is not such a rule.
 fn explain_compliance_rule(
     source: &RuleSource,
     codes: &CodeRegistry,
