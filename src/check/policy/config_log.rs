@@ -117,6 +117,25 @@ impl ConfigLog {
             .any(|h| h.mllog.iter().any(|k| k == mllog))
     }
 
+    /// The MLLOG keys (each mapping's, first found wins) a setting at key
+    /// path `path` is logged as: its whole last key matches a mapping's key,
+    /// and one of its parents the mapping's parent when it names one
+    /// (`min_lr` is not `lr`).
+    pub(super) fn mllog_keys(&self, path: &[String]) -> Vec<&Vec<String>> {
+        let own = path.last().map(|k| normalize(k)).unwrap_or_default();
+        let parents = &path[..path.len().saturating_sub(1)];
+        self.hypers
+            .iter()
+            .filter(|h| {
+                h.key.is_match(&own)
+                    && h.parent
+                        .as_ref()
+                        .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
+            })
+            .map(|h| &h.mllog)
+            .collect()
+    }
+
     /// Whether config value `config` is the number `other` (within the
     /// tolerance); a value that is not a number agrees with everything.
     pub(super) fn agrees(&self, config: &str, other: &serde_json::Value) -> bool {
@@ -313,21 +332,7 @@ pub(super) fn settings(
                 .filter(|p| !p.is_empty())
                 .collect::<Vec<_>>()
                 .join("_");
-            // The whole last key (`min_lr` is not `lr`).
-            let own = e.path.last().map(|k| normalize(k)).unwrap_or_default();
-            let parents = &e.path[..e.path.len().saturating_sub(1)];
-            let hypers: Vec<&Vec<String>> = rules
-                .config_log
-                .hypers
-                .iter()
-                .filter(|h| {
-                    h.key.is_match(&own)
-                        && h.parent
-                            .as_ref()
-                            .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
-                })
-                .map(|h| &h.mllog)
-                .collect();
+            let hypers = rules.config_log.mllog_keys(&e.path);
             if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
                 continue;
             }

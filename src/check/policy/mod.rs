@@ -27,6 +27,7 @@ mod forward;
 pub mod frameworks;
 pub mod hyperparams;
 pub mod interpolate;
+mod log_fixed;
 mod log_settings;
 pub mod optimizer;
 pub mod parsed;
@@ -330,6 +331,7 @@ pub fn check_facts(
             out.extend(optimizer::check(rules, bm, policy, facts, path));
             out.extend(hyperparams::check(rules, bm, policy, facts, path));
             out.extend(eval_schedule::check(rules, bm, policy, facts, path));
+            out.extend(log_fixed::check(rules, path, facts, (bm, policy)));
         }
         None => {
             // An unknown benchmark is the compliance pack's error (CMN002).
