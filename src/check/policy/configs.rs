@@ -312,33 +312,59 @@ fn overrides(
     }
     for word in code.split_whitespace().skip(1) {
         let word = word.trim_matches(|c: char| matches!(c, '"' | '\'' | '(' | ')' | ';' | '\\'));
-        let Some((key, value)) = word.split_once('=') else {
-            continue;
+        // `NAME=value` items of a flag's value or of a comma-separated
+        // list: Slurm's `--export=ALL,NAME=1` (or `--export ALL,NAME=1`),
+        // Docker's `--env=NAME=1`.
+        let items: Vec<&str> = match word.split_once('=') {
+            Some((flag, value)) if flag.starts_with('-') => {
+                if !value.contains('=') {
+                    continue;
+                }
+                value.split(',').collect()
+            }
+            Some((key, _)) if key.contains(',') => word.split(',').collect(),
+            _ => vec![word],
         };
-        let key = key.trim_start_matches(['+', '~']);
-        if assigned == Some(key) {
-            continue;
+        for item in items {
+            assignment(item, lineno, parents, assigned, out);
         }
-        let value = value.trim_matches(['"', '\'']);
-        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
-        if value.is_empty()
-            || value.starts_with('=')
-            || !key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            || !key.chars().all(plain)
-            || key.ends_with('.')
-        {
-            continue;
-        }
-        let mut path = parents.to_vec();
-        path.extend(key.split('.').filter(|p| !p.is_empty()).map(str::to_string));
-        out.push(Entry {
-            line: lineno,
-            path,
-            value: value.to_string(),
-            kind: EntryKind::Key { header: false },
-            display: word.to_string(),
-        });
     }
+}
+
+/// One `key=value` word of a command line (see [`overrides`]).
+fn assignment(
+    word: &str,
+    lineno: u64,
+    parents: &[String],
+    assigned: Option<&str>,
+    out: &mut Vec<Entry>,
+) {
+    let Some((key, value)) = word.split_once('=') else {
+        return;
+    };
+    let key = key.trim_start_matches(['+', '~']);
+    if assigned == Some(key) {
+        return;
+    }
+    let value = value.trim_matches(['"', '\'']);
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    if value.is_empty()
+        || value.starts_with('=')
+        || !key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        || !key.chars().all(plain)
+        || key.ends_with('.')
+    {
+        return;
+    }
+    let mut path = parents.to_vec();
+    path.extend(key.split('.').filter(|p| !p.is_empty()).map(str::to_string));
+    out.push(Entry {
+        line: lineno,
+        path,
+        value: value.to_string(),
+        kind: EntryKind::Key { header: false },
+        display: word.to_string(),
+    });
 }
 
 /// `${oc.env:NAME,default}` (OmegaConf): the variable with its default, as
@@ -393,10 +419,71 @@ fn oc_env_re() -> Option<&'static Regex> {
 
 fn parse_shell(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
         shell_line(line, i as u64 + 1, &[], &mut out);
+        i += 1;
+        let Some(word) = heredoc_word(line) else {
+            continue;
+        };
+        // A here-document: its body up to the line that is the word. One
+        // that never ends is no here-document (`x << y` arithmetic): its
+        // lines are read as lines of the script.
+        let Some(len) = lines[i..].iter().position(|l| l.trim() == word) else {
+            continue;
+        };
+        heredoc(&lines[i..i + len], i as u64, &mut out);
+        i += len + 1;
     }
     out
+}
+
+/// The word that ends a here-document `line` starts (`<<EOF`, `<<-EOF`,
+/// `<< 'EOF'`, `<<"EOF"`), outside comments; not a here-string (`<<<`).
+fn heredoc_word(line: &str) -> Option<&str> {
+    let code = strip_comment(line);
+    let at = code.find("<<")?;
+    let rest = &code[at + 2..];
+    if rest.starts_with('<') {
+        return None;
+    }
+    let rest = rest.strip_prefix('-').unwrap_or(rest).trim_start();
+    let rest = rest.trim_start_matches(['\'', '"', '\\']);
+    let len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let word = &rest[..len];
+    word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        .then_some(word)
+}
+
+/// The body of a here-document whose first line is line `before + 1`: a
+/// config written by the script (`cat > ds_config.json <<EOF`) is read
+/// as the JSON or YAML it is; any other body line by line, as the script.
+fn heredoc(body: &[&str], before: u64, out: &mut Vec<Entry>) {
+    let first = body
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    let text = body.join("\n");
+    if first.starts_with('{') || first.starts_with('[') {
+        json_entries(&text, &[], before, out);
+        return;
+    }
+    let yaml = yaml_key(first).is_some_and(|(k, _)| !k.contains(['=', ' ', '$', '(']));
+    if yaml {
+        out.extend(parse_yaml(&text).into_iter().map(|mut e| {
+            e.line += before;
+            e
+        }));
+        return;
+    }
+    for (k, line) in body.iter().enumerate() {
+        shell_line(line, before + k as u64 + 1, &[], out);
+    }
 }
 
 fn indent_of(line: &str) -> usize {
@@ -453,6 +540,9 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 } else {
                     unquote(v).to_string()
                 };
+                // JSON in a quoted string (`TF_CONFIG: '{"cluster": ...}'`).
+                let json = (!v.starts_with('{') && value.starts_with('{') && value.ends_with('}'))
+                    .then(|| value.clone());
                 let mut path = parents.clone();
                 path.push(k.clone());
                 out.push(Entry {
@@ -473,6 +563,10 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                     let mut at = parents.clone();
                     at.push(k.clone());
                     flow_map(v, &at, lineno, 0, &mut out);
+                } else if let Some(json) = json {
+                    let mut at = parents.clone();
+                    at.push(k.clone());
+                    json_entries(&json, &at, lineno.saturating_sub(1), &mut out);
                 }
                 stack.push((indent, k));
                 if !v.is_empty() && !is_block {
@@ -481,13 +575,26 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 }
             }
             None => {
+                let item = unquote(content);
                 out.push(Entry {
                     line: lineno,
                     path: parents.clone(),
-                    value: unquote(content).to_string(),
+                    value: item.to_string(),
                     kind: EntryKind::Value,
                     display: content.to_string(),
                 });
+                if let Some((k, v)) = shell_assign(item) {
+                    // `- NAME=value` (a Compose service's environment list).
+                    let mut path = parents.clone();
+                    path.push(k.to_string());
+                    out.push(Entry {
+                        line: lineno,
+                        path,
+                        value: first_word(v).to_string(),
+                        kind: EntryKind::Key { header: false },
+                        display: item.to_string(),
+                    });
+                }
                 flags(content, lineno, &parents, &mut out);
             }
         }
@@ -1167,6 +1274,69 @@ mod tests {
         );
         assert!(g.contains(&(1, "d.b.c".into(), "x, y".into())), "{g:?}");
         assert!(g.contains(&(1, "d.e".into(), "[1, 2]".into())), "{g:?}");
+    }
+
+    /// Here-documents a script writes a config with, `NAME=value` list
+    /// items, JSON in a quoted YAML string and `NAME=value` items of a
+    /// flag's value: settings at their own lines.
+    #[test]
+    fn heredocs_env_items_and_exports() {
+        let got = |e: &[Entry]| -> Vec<(u64, String, String)> {
+            e.iter()
+                .filter(|x| x.kind == (EntryKind::Key { header: false }))
+                .map(|x| (x.line, x.path.join("."), x.value.clone()))
+                .collect()
+        };
+        let sh = "cat > ds.json <<-'EOF'\n{\"optimizer\": {\"type\": \"OneBitAdam\"}}\nEOF\n\
+                  cat > c.yaml << EOF\ntrain:\n  kvstore: dist_async\nEOF\n\
+                  python - <<EOF\nA=1\nEOF\nx=$((1 << y))\nB=2\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert_eq!(
+            g,
+            [
+                (2, "optimizer.type".into(), "OneBitAdam".into()),
+                (6, "train.kvstore".into(), "dist_async".into()),
+                (9, "A".into(), "1".into()),
+                (11, "x".into(), "$((1".into()),
+                (12, "B".into(), "2".into()),
+            ],
+            "{g:#?}"
+        );
+        let y =
+            "services:\n  t:\n    environment:\n      - BYTEPS_ENABLE_ASYNC=1\n      - \"X=y z\"\n\
+                 env:\n  TF_CONFIG: '{\"cluster\": {\"ps\": [\"h:1\"]}}'\n";
+        let e = parse(y, Format::Yaml);
+        let g = got(&e);
+        assert!(
+            g.contains(&(
+                4,
+                "services.t.environment.BYTEPS_ENABLE_ASYNC".into(),
+                "1".into()
+            )),
+            "{g:#?}"
+        );
+        assert!(
+            g.contains(&(5, "services.t.environment.X".into(), "y".into())),
+            "{g:#?}"
+        );
+        assert!(
+            e.iter().any(|x| x.line == 7
+                && x.path.join(".") == "env.TF_CONFIG.cluster.ps"
+                && x.value == "h:1"),
+            "{e:#?}"
+        );
+        let sh = "srun --export=ALL,A_B=1 --mpi=pmix t.py\nsrun --export ALL,C=2 t.py\ndocker run --env=D=3 -e E=4 i\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert_eq!(
+            g,
+            [
+                (1, "A_B".into(), "1".into()),
+                (2, "C".into(), "2".into()),
+                (3, "D".into(), "3".into()),
+                (3, "E".into(), "4".into()),
+            ],
+            "{g:#?}"
+        );
     }
 
     #[test]
