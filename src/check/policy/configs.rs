@@ -1017,6 +1017,11 @@ pub fn scan(
             if keyed && !self_disabled && own {
                 if let Some(opt) = fw.optimizer(&key_n, &value_n, v) {
                     found.push((HitKind::Optimizer(opt.to_string()), v.to_string()));
+                } else if let Some(opt) = fw
+                    .optimizer_switch(&key_n)
+                    .filter(|_| on && !parent_disabled)
+                {
+                    found.push((HitKind::Optimizer(opt.to_string()), own_n.to_string()));
                 }
             }
             // Signal families: the key with its parent, and short values.

@@ -26,6 +26,11 @@ pub struct FrameworkFile {
     /// configured as "adam" with decoupled weight decay).
     #[serde(default)]
     pub same_optimizers: Vec<Vec<String>>,
+    /// Switches that swap the optimizer when on (Fleet's `strategy.lars:
+    /// true`): the words that end the key path (regex over the normal
+    /// form) → mllog name.
+    #[serde(default)]
+    pub optimizer_switches: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,6 +133,8 @@ pub struct Frameworks {
     pub own_entry_patterns: Vec<String>,
     /// Key paths that name an optimizer (normal form, suffix).
     optimizer_key: Regex,
+    /// Keys that swap the optimizer when on, with its mllog name.
+    optimizer_switches: Vec<(Regex, String)>,
 }
 
 fn key_re(p: &str) -> String {
@@ -195,7 +202,16 @@ impl Frameworks {
         // the hundred of them on every run cost 65M instructions).
         let mut named: Vec<(String, String)> = Vec::new();
         let mut triggers: Vec<String> = Vec::new();
+        let mut switches: Vec<(Regex, String)> = Vec::new();
         for (stem, f) in files {
+            for (key, mllog) in &f.optimizer_switches {
+                let re = Regex::new(&key_re(key))
+                    .map_err(|e| format!("{stem}: optimizer switch '{key}': {e}"))?;
+                switches.push((re, mllog.clone()));
+                // Optimizers are reported outside vendored trees only.
+                own_text_patterns.push(key.clone());
+                own_entry_patterns.push(key.clone());
+            }
             for s in f.settings {
                 let where_ = format!("{stem}: setting {}", s.id);
                 let severity = Severity::parse(&s.severity)
@@ -331,6 +347,7 @@ impl Frameworks {
         built.entry_patterns = entry_patterns;
         built.own_entry_patterns = own_entry_patterns;
         built.optimizer_key = optimizer_key;
+        built.optimizer_switches = switches;
         Ok(built)
     }
 
@@ -376,6 +393,7 @@ impl Frameworks {
             same_optimizers,
             // Set by the caller from the data.
             optimizer_key: Regex::new("$^").map_err(|e| e.to_string())?,
+            optimizer_switches: Vec::new(),
         })
     }
 
@@ -462,6 +480,15 @@ impl Frameworks {
                 .same_optimizers
                 .iter()
                 .any(|g| g.iter().any(|x| x == a) && g.iter().any(|x| x == b))
+    }
+
+    /// The mllog name of the optimizer a switch at key path `key` (normal
+    /// form) puts in place when it is on.
+    pub fn optimizer_switch(&self, key: &str) -> Option<&str> {
+        self.optimizer_switches
+            .iter()
+            .find(|(re, _)| re.is_match(key))
+            .map(|(_, m)| m.as_str())
     }
 
     /// Whether a key path (normal form) names an optimizer.
