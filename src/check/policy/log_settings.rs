@@ -40,9 +40,15 @@ impl Quiet {
 fn entries(facts: &LogFacts, quiet: &HashMap<String, HashSet<String>>) -> Vec<Entry> {
     let mut out = Vec::new();
     for (key, (value, line)) in &facts.first {
+        // JSON held in a logged string (`"value": "{\"cluster\": ...}"`,
+        // a TF_CONFIG) is read as a logged object.
+        let held = value
+            .as_str()
+            .map(str::trim)
+            .filter(|s| s.starts_with('{') && s.ends_with('}'));
         let text: std::borrow::Cow<str> = match value {
-            serde_json::Value::Object(_) | serde_json::Value::Array(_) => {
-                let text = value.to_string();
+            _ if held.is_some() || value.is_object() || value.is_array() => {
+                let text = held.map_or_else(|| value.to_string(), str::to_string);
                 let start = out.len();
                 super::config_json::json_entries(&text, std::slice::from_ref(key), 0, &mut out);
                 for e in &mut out[start..] {
@@ -261,6 +267,28 @@ mod tests {
         assert!(check(&r, "log", &off, None).is_empty());
         assert_eq!(check(&r, "log", &on, None).len(), 5);
         assert!(!r.log_quiet.lock().is_empty());
+    }
+
+    /// JSON a log holds in a string (a TF_CONFIG) is read as an object:
+    /// a parameter server in its cluster is found, a cluster of workers
+    /// is quiet.
+    #[test]
+    fn json_in_a_logged_string() {
+        let r = rules();
+        let ps = facts(&[(
+            "TF_CONFIG",
+            serde_json::json!("{\"cluster\": {\"ps\": [\"h:1\"], \"worker\": [\"h:2\"]}}"),
+        )]);
+        let got: Vec<String> = check(&r, "log", &ps, None)
+            .iter()
+            .map(|f| format!("{} {}", f.line.unwrap_or(0), f.code))
+            .collect();
+        assert_eq!(got, ["10 POL011"], "{got:#?}");
+        let workers = facts(&[(
+            "TF_CONFIG",
+            serde_json::json!(" {\"cluster\": {\"worker\": [\"h:2\"]}} "),
+        )]);
+        assert!(check(&r, "log", &workers, None).is_empty());
     }
 
     /// An optimizer logged under a key of its own, or in a logged object,
