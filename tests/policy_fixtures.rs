@@ -196,6 +196,27 @@ fn optimizer_checks() {
         has(&f, "POL001", Severity::Error) && has(&f, "POL003", Severity::Warning),
         "{f:#?}"
     );
+    // unet3d's reference "nag" is SGD with Nesterov momentum (the rules
+    // allow "sgd" beside it): its opt_momentum is no other optimizer's
+    // key; a LAMB key is.
+    let f = run(
+        "4.0.0",
+        Some("unet3d"),
+        Some("closed"),
+        &log(&[("opt_name", "\"nag\""), ("opt_momentum", "0.9")]),
+    );
+    assert!(f.is_empty(), "{f:#?}");
+    let f = run(
+        "4.0.0",
+        Some("unet3d"),
+        Some("closed"),
+        &log(&[("opt_name", "\"nag\""), ("opt_lamb_beta_1", "0.9")]),
+    );
+    assert_eq!(
+        codes(&f),
+        vec![("POL003".into(), Severity::Warning)],
+        "{f:#?}"
+    );
     // No opt_name: inferred from the keys.
     let f = run(
         "5.0.0",

@@ -55,9 +55,20 @@ pub fn check(
                 }
             }
             let lower = name.map(str::to_lowercase).unwrap_or_default();
+            // The reference and the names the rules allow beside it are one
+            // optimizer (unet3d's "nag" is SGD with Nesterov momentum, and
+            // logs opt_momentum): its keys are any of theirs.
+            let family: Vec<String> = std::iter::once(reference)
+                .chain(policy.optimizer_also.iter().map(String::as_str))
+                .map(str::to_lowercase)
+                .collect();
+            let same = |k: &str| {
+                let k = k.to_lowercase();
+                k == lower || (family.contains(&lower) && family.contains(&k))
+            };
             let others: Vec<String> = keys
                 .iter()
-                .filter(|(k, _)| k.to_lowercase() != lower)
+                .filter(|(k, _)| !same(k))
                 .map(|(k, key)| format!("{key} ({k})"))
                 .collect();
             if !others.is_empty() {
