@@ -601,6 +601,10 @@ fn a_config_against_the_log_of_its_own_run() {
         got
     };
     assert_eq!(pol008("agree"), Vec::<(String, u64)>::new());
+    // The system's run_and_time.sh reads ${LR:-0.0004}, and a config in no
+    // system's folder (pytorch/config_vendor.sh) exports the logged value:
+    // the default is not the run's.
+    assert_eq!(pol008("sourced"), Vec::<(String, u64)>::new());
     let got = pol008("contradict");
     let cfg = "benchmarks/retinanet/implementations/example_system/";
     let mut want: Vec<(String, u64)> = vec![

@@ -239,6 +239,10 @@ fn number(v: &serde_json::Value) -> Option<f64> {
     }
 }
 
+/// The runs of one (benchmark, system), the configs linked to them and
+/// the benchmark's configs in no system's folder, by index into the files.
+type Link<'a> = (&'a str, &'a [&'a RunLog], Vec<usize>, Vec<usize>);
+
 /// POL008 findings: every linked config setting that no linked config
 /// gives the logged value, at the config's line and at the log's.
 pub fn check(
@@ -257,8 +261,10 @@ pub fn check(
             .or_default()
             .push(l);
     }
-    // Which configs each (benchmark, system) links, by index into `files`.
-    let mut links: Vec<(&str, &[&RunLog], Vec<usize>)> = Vec::new();
+    let all_systems: BTreeSet<&str> = logs.iter().map(|l| l.system.as_str()).collect();
+    // Which configs each (benchmark, system) links, by index into `files`,
+    // and the benchmark's other configs.
+    let mut links: Vec<Link> = Vec::new();
     for (bm, systems) in &by_bm {
         let mine: Vec<usize> = files
             .iter()
@@ -282,18 +288,38 @@ pub fn check(
             if linked.is_empty() && systems.len() == 1 {
                 linked = mine.clone();
             }
-            links.push((bm, runs.as_slice(), linked));
+            // Configs in no system's folder (`mxnet/config_gigabyte.sh`
+            // beside `<SYSTEM>/run_and_time.sh`); the configs of a system
+            // with runs in the package are that system's.
+            let rest: Vec<usize> = mine
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    !linked.contains(&i)
+                        && !folders(&files[i].file.path)
+                            .iter()
+                            .any(|d| all_systems.iter().any(|s| same_name(d, s)))
+                })
+                .collect();
+            links.push((bm, runs.as_slice(), linked, rest));
         }
     }
-    for (bm, runs, linked) in &links {
+    for (bm, runs, linked, rest) in &links {
         // A config saved with a checkpoint describes the model the run
         // starts from (its pretraining), not the run: not compared.
-        let mine: Vec<(&ImplFile, &[Entry])> = linked
-            .iter()
-            .filter_map(|&i| parsed.entries(i).map(|e| (&files[i], e)))
-            .filter(|(_, e)| !rules.config_log.is_checkpoint(e))
-            .collect();
-        out.extend(contradictions(rules, bm, &mine, runs));
+        let usable = |ids: &[usize]| -> Vec<(&ImplFile, &[Entry])> {
+            ids.iter()
+                .filter_map(|&i| parsed.entries(i).map(|e| (&files[i], e)))
+                .filter(|(_, e)| !rules.config_log.is_checkpoint(e))
+                .collect()
+        };
+        let mine = usable(linked);
+        // The benchmark's other configs may be the ones the run sourced
+        // (`config_<vendor>.sh` beside the system's folder, exporting what
+        // its `run_and_time.sh` reads as `${LR:-0.004}`): what they assign
+        // is one more value of those variables, never a setting of its own.
+        let others: Vec<&[Entry]> = usable(rest).into_iter().map(|(_, e)| e).collect();
+        out.extend(contradictions(rules, bm, &mine, &others, runs));
     }
     crate::finding::sort_findings(&mut out);
     out.dedup();
@@ -314,15 +340,35 @@ pub(super) fn settings(
     parsed: &[(&ImplFile, &[Entry])],
     expand: Expand,
 ) -> BTreeMap<String, Vec<Set>> {
+    settings_with(rules, parsed, &[], expand)
+}
+
+/// [`settings`], with the variables `others` assign as further values: a
+/// default (`${LR:-0.004}`) of a variable they assign is no setting of its
+/// own, and a reference to it takes their values too.
+fn settings_with(
+    rules: &PolicyRules,
+    parsed: &[(&ImplFile, &[Entry])],
+    others: &[&[Entry]],
+    expand: Expand,
+) -> BTreeMap<String, Vec<Set>> {
     let mut env = Env::default();
     for (_, e) in parsed {
         env.add(e);
+    }
+    let mut elsewhere = Env::default();
+    for e in others {
+        env.add_where(e, |x| !configs::is_default(x));
+        elsewhere.add_where(e, |x| !configs::is_default(x));
     }
     let mut out: BTreeMap<String, Vec<Set>> = BTreeMap::new();
     for &(f, entries) in parsed {
         let local = configs::local_values(entries);
         for e in entries {
             if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
+                continue;
+            }
+            if configs::is_default(e) && e.path.last().is_some_and(|k| elsewhere.assigns(k)) {
                 continue;
             }
             let key_n: String = e
@@ -364,10 +410,11 @@ fn contradictions(
     rules: &PolicyRules,
     bm: &str,
     parsed: &[(&ImplFile, &[Entry])],
+    others: &[&[Entry]],
     runs: &[&RunLog],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let sets = settings(rules, parsed, interpolate::expand);
+    let sets = settings_with(rules, parsed, others, interpolate::expand);
     if sets.is_empty() {
         return out;
     }
@@ -413,10 +460,14 @@ fn contradictions(
             1 => "; 1 more run of the folder logs another value too".to_string(),
             n => format!("; {n} more runs of the folder log another value too"),
         };
-        let places: Vec<String> = given
-            .iter()
-            .map(|s| format!("{}:{} ({})", s.path, s.line, s.display))
-            .collect();
+        let mut places: Vec<String> = Vec::new();
+        for s in given {
+            // One place once, whatever values its variables take.
+            let place = format!("{}:{} ({})", s.path, s.line, s.display);
+            if !places.contains(&place) {
+                places.push(place);
+            }
+        }
         out.push(
             Finding::of(
                 code::POL008,
