@@ -568,6 +568,20 @@ fn repeatability_notes_are_a_section_of_their_own() {
     let json = run(&["repeat", "--format", "json", &log(0), &log(2)]);
     let r: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
     assert_eq!(r["repeatability"].as_array().map(Vec::len), Some(3));
+    // Run from inside the package, the logs named from `results/`.
+    let inside = std::process::Command::new(env!("CARGO_BIN_EXE_mlaudit"))
+        .current_dir(&pkg)
+        .args([
+            "repeat",
+            "--format",
+            "json",
+            "results/example_system/retinanet/result_0.txt",
+            "results/example_system/retinanet/result_2.txt",
+        ])
+        .output()
+        .expect("mlaudit runs");
+    let r: serde_json::Value = serde_json::from_slice(&inside.stdout).expect("JSON");
+    assert_eq!(r["repeatability"].as_array().map(Vec::len), Some(3));
 }
 
 /// Issue 16, item 3: a config linked to its run's logs

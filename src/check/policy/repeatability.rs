@@ -63,16 +63,39 @@ pub fn split(
     (rest, out)
 }
 
-/// For a result log inside a package (`<pkg>/results/<system>/<bm>/x.txt`):
-/// the package folder and the benchmark.
+/// For a result log inside a package (`<pkg>/results/<system>/<bm>/x.txt`,
+/// or HPC's `<pkg>/results/<system>/<strong|weak>/<bm>/x.txt`): the package
+/// folder (`.` for a path that starts at `results/`) and the benchmark.
 pub fn package_of(log: &Path) -> Option<(PathBuf, String)> {
     let bm_dir = log.parent()?;
     let benchmark = bm_dir.file_name()?.to_string_lossy().into_owned();
-    let results = bm_dir.parent()?.parent()?;
+    let mut up = bm_dir.parent()?;
+    if is_scaling(up) {
+        up = up.parent()?;
+    }
+    let results = up.parent()?;
     if results.file_name()? != "results" {
         return None;
     }
-    Some((results.parent()?.to_path_buf(), benchmark))
+    let pkg = results.parent()?;
+    let pkg = if pkg.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        pkg
+    };
+    Some((pkg.to_path_buf(), benchmark))
+}
+
+/// Whether `dir` is an HPC scaling folder (`strong`, `weak`).
+fn is_scaling(dir: &Path) -> bool {
+    dir.file_name()
+        .is_some_and(|n| n == "strong" || n == "weak")
+}
+
+/// Whether a log sits where HPC packages keep results
+/// (`results/<system>/<strong|weak>/<bm>/`).
+fn is_hpc_log(log: &Path) -> bool {
+    log.parent().and_then(Path::parent).is_some_and(is_scaling) && package_of(log).is_some()
 }
 
 /// The repeatability notes of the configs of `benchmark` among a
@@ -112,7 +135,11 @@ pub fn notes_for_logs(
     if wanted.is_empty() {
         return Vec::new();
     }
-    let usage = "training";
+    let usage = if logs.iter().any(|l| is_hpc_log(l)) {
+        "hpc"
+    } else {
+        "training"
+    };
     let inferred = crate::discover::round::infer(source, usage, logs)
         .ok()
         .map(|c| c.ruleset);
@@ -150,6 +177,20 @@ mod tests {
         assert_eq!(
             package_of(p),
             Some((PathBuf::from("round/Org"), "bert".to_string()))
+        );
+        assert_eq!(
+            package_of(Path::new("r/Org/results/sys_a/strong/deepcam/result_0.txt")),
+            Some((PathBuf::from("r/Org"), "deepcam".to_string()))
+        );
+        assert!(is_hpc_log(Path::new(
+            "r/Org/results/sys_a/weak/cosmoflow/result_0.txt"
+        )));
+        assert!(!is_hpc_log(Path::new(
+            "r/Org/results/sys_a/bert/result_0.txt"
+        )));
+        assert_eq!(
+            package_of(Path::new("results/sys_a/bert/result_0.txt")),
+            Some((PathBuf::from("."), "bert".to_string()))
         );
         assert_eq!(package_of(Path::new("x/result_0.txt")), None);
         assert_eq!(package_of(Path::new("a/b/c/result_0.txt")), None);
