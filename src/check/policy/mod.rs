@@ -4,7 +4,9 @@
 //! - [`check_log`]: one result log: the reference optimizer ([`optimizer`]),
 //!   fixed hyperparameters ([`hyperparams`]), update-consistency signals in
 //!   MLLOG keys and values ([`signals`]), the 6.x precision/parallelism
-//!   disclosure ([`disclosure`]) and the eval schedule ([`eval_schedule`]);
+//!   disclosure ([`disclosure`]), the eval schedule ([`eval_schedule`]),
+//!   framework settings and optimizers the run logs under keys of its own
+//!   ([`log_settings`]) and fixed hyperparameters among them ([`log_fixed`]);
 //! - [`check_configs`]: the same signals in implementation configs
 //!   ([`configs`]), with file and line, and fixed hyperparameters configs
 //!   set to another value ([`config_fixed`]).
