@@ -649,6 +649,30 @@ fn a_deep_folder_chain_is_walked_in_linear_time() {
     );
 }
 
+#[test]
+fn unterminated_here_documents_are_read_in_linear_time() {
+    let d = tmp();
+    let p = d.path();
+    copy_dir(&example(), &p.join("Example"));
+    let dir = p.join("Example/benchmarks/retinanet/implementations/x");
+    std::fs::create_dir_all(&dir).expect("folders");
+    // 200,000 lines (3.9 MB, under the config size limit) that each open a
+    // here-document no line ends: finding each one's end by reading the
+    // rest of the file took 82 s.
+    let text: String = (0..200_000)
+        .map(|i| format!("x=$((1 << Y{i}))\n"))
+        .collect();
+    std::fs::write(dir.join("run.sh"), text).expect("config");
+    let start = Instant::now();
+    let run = mlaudit(p, &["check", "--no-cache", "--ruleset", "5.0.0", "Example"]);
+    assert!(matches!(run.code, Some(0) | Some(1)), "{}", run.all());
+    assert!(
+        start.elapsed() < Duration::from_secs(40),
+        "took {:?}",
+        start.elapsed()
+    );
+}
+
 // ---- 2. Memory does not grow with what a log holds.
 
 #[test]

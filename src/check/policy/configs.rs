@@ -18,7 +18,7 @@ use super::prefilter::Prefilter;
 use super::shell_assign::shell_assign;
 use super::signals::{normalize, unquote, SignalMatcher};
 use regex::Regex;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::OnceLock;
 
 /// What kind of setting an entry is.
@@ -420,6 +420,10 @@ fn oc_env_re() -> Option<&'static Regex> {
 fn parse_shell(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
+    // Where each word stands alone on a line, built at the first
+    // here-document: finding each one's end by a scan of the lines after
+    // it would take time quadratic in a file of unterminated `<<`s.
+    let mut ends: Option<HashMap<&str, Vec<usize>>> = None;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -431,11 +435,24 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         // A here-document: its body up to the line that is the word. One
         // that never ends is no here-document (`x << y` arithmetic): its
         // lines are read as lines of the script.
-        let Some(len) = lines[i..].iter().position(|l| l.trim() == word) else {
+        let ends = ends.get_or_insert_with(|| {
+            let mut m: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (k, l) in lines.iter().enumerate() {
+                let t = l.trim();
+                if !t.is_empty() && t.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+                    m.entry(t).or_default().push(k);
+                }
+            }
+            m
+        });
+        let Some(end) = ends.get(word).and_then(|at| {
+            let k = at.partition_point(|&k| k < i);
+            at.get(k).copied()
+        }) else {
             continue;
         };
-        heredoc(&lines[i..i + len], i as u64, &mut out);
-        i += len + 1;
+        heredoc(&lines[i..end], i as u64, &mut out);
+        i = end + 1;
     }
     out
 }
