@@ -212,3 +212,40 @@ fn config_load_from_a_folder() {
     assert_eq!(cfg.usage.as_deref(), Some("training"));
     assert!(cfg.waivers.is_empty());
 }
+
+/// Every benchmark a round's package rules know has a policy entry (its
+/// reference optimizer): a benchmark left out got no optimizer check at
+/// all (HPC 3.0.0 listed OpenFold only, not the three benchmarks it keeps
+/// from 2.0.0).
+#[test]
+fn every_benchmark_of_a_round_has_a_policy() {
+    use mlaudit::aggregate::package::PackageRules;
+    let mut checked = 0;
+    for usage in ["training", "hpc"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("rules")
+            .join(usage);
+        let mut versions: Vec<String> = std::fs::read_dir(&dir)
+            .expect("rules/<usage>")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        versions.sort();
+        for v in &versions {
+            let (Ok(pkg), Ok(policy)) = (
+                PackageRules::load(&RuleSource::Embedded, usage, v),
+                PolicyRules::load(&RuleSource::Embedded, usage, v),
+            ) else {
+                continue;
+            };
+            for bm in pkg.benchmarks.keys() {
+                checked += 1;
+                assert!(
+                    policy.benchmarks.contains_key(bm),
+                    "{usage} {v}: {bm} has no entry in policy.yaml"
+                );
+            }
+        }
+    }
+    assert!(checked > 50, "{checked} benchmarks checked");
+}
