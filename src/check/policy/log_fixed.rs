@@ -102,15 +102,7 @@ fn entries(rules: &PolicyRules, facts: &LogFacts) -> Vec<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::policy::test_support::rules;
-
-    fn facts(records: &[(&str, serde_json::Value)]) -> LogFacts {
-        let mut f = LogFacts::default();
-        for (i, (k, v)) in records.iter().enumerate() {
-            f.first.insert(k.to_string(), (v.clone(), i as u64 + 10));
-        }
-        f
-    }
+    use crate::check::policy::test_support::{facts, rules};
 
     fn found(records: &[(&str, serde_json::Value)]) -> Vec<String> {
         let r = rules();

@@ -202,15 +202,7 @@ fn optimizer_finding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::policy::test_support::rules;
-
-    fn facts(records: &[(&str, serde_json::Value)]) -> LogFacts {
-        let mut f = LogFacts::default();
-        for (i, (k, v)) in records.iter().enumerate() {
-            f.first.insert(k.to_string(), (v.clone(), i as u64 + 10));
-        }
-        f
-    }
+    use crate::check::policy::test_support::{facts, rules};
 
     /// Logged settings the framework data knows are found at their line;
     /// allowed neighbours, standard keys and switched-off values are not.

@@ -683,6 +683,15 @@ pub(crate) mod test_support {
     }
 
     /// The policy fixtures' folder.
+    /// A log's facts: each record's key with its value, at lines 10, 11, ...
+    pub(crate) fn facts(records: &[(&str, serde_json::Value)]) -> super::LogFacts {
+        let mut f = super::LogFacts::default();
+        for (i, (k, v)) in records.iter().enumerate() {
+            f.first.insert(k.to_string(), (v.clone(), i as u64 + 10));
+        }
+        f
+    }
+
     pub(crate) fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy")
     }
