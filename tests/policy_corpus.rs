@@ -128,14 +128,29 @@ fn no_policy_errors_on_real_packages() {
             .copied()
             .unwrap_or(0)
     };
-    // POL009 (a config sets a fixed hyperparameter to another value): none;
-    // the configs NeMo saves with a checkpoint (conf/base/model_config.yaml,
-    // weight_decay 0.01 in 15 LoRA implementations) are not the run's.
-    for code in [
-        "POL007", "POL009", "POL010", "POL011", "POL012", "POL013", "POL014",
-    ] {
+    for code in ["POL007", "POL010", "POL011", "POL012", "POL013", "POL014"] {
         assert_eq!(warned(code), 0, "{code} warnings on real packages");
     }
+    // POL009 (a config sets a fixed hyperparameter to another value): only
+    // v4.0 Quanta's stable diffusion, whose NeMo optim configs set
+    // weight_decay 0. where the rules (and its own log, 0.01) say 0.01: the
+    // value its closed compliance pack pins in logs, found in the configs.
+    // The later NVIDIA-derived SD packages set 0.01. The configs NeMo saves
+    // with a checkpoint (conf/base/model_config.yaml, weight_decay 0.01 in
+    // 15 LoRA implementations) are not the run's.
+    let pol009: Vec<String> = results
+        .iter()
+        .flat_map(|(_, findings, _, _)| findings)
+        .filter(|f| f.code == "POL009" && f.severity == Severity::Warning)
+        .map(|f| format!("{}:{}", f.path, f.line.unwrap_or(0)))
+        .collect();
+    assert_eq!(pol009.len(), 3, "{pol009:#?}");
+    assert!(
+        pol009.iter().all(|p| p.contains(
+            "v4.0/Quanta_Cloud_Technology/benchmark/stable_diffusion/implementations/pytorch/conf/"
+        )),
+        "{pol009:#?}"
+    );
     assert!(
         warned("POL030") <= 20,
         "POL030 warnings: {}",

@@ -766,3 +766,92 @@ fn variables_resolve_within_their_implementation() {
         "{found:#?}"
     );
 }
+
+/// Issue 16, item 3 (POL009): the values configs are compared with are
+/// the rules table's (`fixed:`), the reference's own where the table does
+/// not make them tunable (`reference:`: llama2_70b_lora's AdamW betas and
+/// epsilon, LoRA's dropout) and those the benchmark's closed compliance
+/// pack pins in logs (llama31_8b's beta2 and epsilon), in every form a
+/// config gives them: torch's `betas` list (flow, block, JSON array),
+/// Hugging Face flags, NeMo's `lora_tuning.adapter_dropout`. Quiet: the
+/// reference's values in any of those forms, a model's own dropout.
+#[test]
+fn reference_values_set_in_configs() {
+    let r = rules("5.1.0");
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_reference/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&r, &sub.implementation_files);
+    let tail = |p: &str| {
+        p.rsplit_once("/benchmarks/")
+            .map_or(p, |(_, t)| t)
+            .to_string()
+    };
+    let pol009: Vec<&Finding> = found.iter().filter(|f| f.code == "POL009").collect();
+    let got: BTreeSet<(String, u64, String)> = pol009
+        .iter()
+        .map(|f| {
+            let key = f
+                .message
+                .split(" sets ")
+                .nth(1)
+                .and_then(|m| m.split(' ').next())
+                .unwrap_or_default()
+                .to_string();
+            (tail(&f.path), f.line.unwrap_or(0), key)
+        })
+        .collect();
+    let lora = "llama2_70b_lora/implementations/";
+    let want: BTreeSet<(String, u64, String)> = [
+        ("betas_yaml/conf/peft.yaml", 7, "lora_dropout"),
+        ("betas_yaml/conf/peft.yaml", 11, "opt_adamw_beta_2"),
+        ("betas_block/conf.yaml", 3, "opt_adamw_beta_2"),
+        ("betas_json/ds_config.json", 6, "opt_adamw_beta_1"),
+        ("hf_flags/run.sh", 3, "opt_adamw_beta_2"),
+        ("hf_flags/run.sh", 4, "opt_adamw_epsilon"),
+        ("hf_flags/run.sh", 5, "lora_dropout"),
+    ]
+    .into_iter()
+    .map(|(p, l, k)| (format!("{lora}{p}"), l, k.to_string()))
+    .chain([
+        (
+            "llama31_8b/implementations/wrong/config.yaml".to_string(),
+            4,
+            "opt_adamw_beta_2".to_string(),
+        ),
+        (
+            "llama31_8b/implementations/wrong/config.yaml".to_string(),
+            5,
+            "opt_adamw_epsilon".to_string(),
+        ),
+    ])
+    .collect();
+    assert_eq!(got, want, "{pol009:#?}");
+    assert!(pol009.iter().all(|f| f.severity == Severity::Warning));
+    let rule_of = |path: &str, line: u64| {
+        pol009
+            .iter()
+            .find(|f| tail(&f.path) == path && f.line == Some(line))
+            .and_then(|f| f.rule.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        rule_of(&format!("{lora}betas_block/conf.yaml"), 3)
+            .ends_with("policy.yaml#benchmarks.llama2_70b_lora.reference.opt_adamw_beta_2"),
+        "{pol009:#?}"
+    );
+    assert!(
+        rule_of("llama31_8b/implementations/wrong/config.yaml", 4)
+            .ends_with("compliance/closed_llama31_8b.yaml#opt_adamw_beta_2"),
+        "{pol009:#?}"
+    );
+    let msg = pol009
+        .iter()
+        .find(|f| tail(&f.path) == format!("{lora}betas_yaml/conf/peft.yaml") && f.line == Some(11))
+        .map(|f| f.message.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        msg,
+        "betas: [0.9, 0.95]: peft.yaml:11 sets opt_adamw_beta_2 to 0.95; the reference of llama2_70b_lora is 0.999 and no config of the implementation gives it"
+    );
+}

@@ -1,7 +1,10 @@
 //! Fixed hyperparameters set in configs (issue 16, item 3; POL009): a
 //! config of the package's own implementation that sets a hyperparameter
-//! the round fixes (`policy.yaml`, `fixed:`) to another number than the
-//! reference, whatever the log says.
+//! the round fixes to another number than the reference, whatever the log
+//! says. Fixed are the rules table's values (`policy.yaml`, `fixed:`), the
+//! values the benchmark's closed compliance pack pins in logs (`v.value ==
+//! NUMBER`: a config can set them where no log shows it) and the
+//! reference's own values the table does not make tunable (`reference:`).
 //!
 //! Config keys map to MLLOG keys as for POL008 (`rules/policy/
 //! config_log.yaml`), and settings are read the same way
@@ -24,6 +27,7 @@ use super::config_log::{self, Set};
 use super::configs::{self, Entry};
 use super::interpolate;
 use super::parsed::ParsedConfigs;
+use super::rules::Pinned;
 use super::scope;
 use super::{vendored, PolicyRules};
 use crate::discover::tree::ImplFile;
@@ -44,7 +48,7 @@ fn implementations<'a>(
         let fixes = rules
             .benchmarks
             .get(f.benchmark.as_str())
-            .is_some_and(|p| !p.fixed.is_empty());
+            .is_some_and(|p| !p.config_fixed.is_empty());
         let entries = parsed.entries(i).filter(|_| fixes)?;
         (!vendored(rules, f) && !rules.config_log.is_checkpoint(entries)).then_some(i)
     });
@@ -70,7 +74,8 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
             .map(|((f, _), e)| (*f, e.as_slice()))
             .collect();
         let sets = config_log::settings(rules, &mine, interpolate::expand_assigned);
-        for (key, want) in &policy.fixed {
+        for (key, pinned) in &policy.config_fixed {
+            let want = &pinned.value;
             let given: Vec<&Set> = sets
                 .iter()
                 .filter(|(tag, _)| tag.split('|').any(|k| k == key))
@@ -85,7 +90,7 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
             let mut reported: BTreeSet<&str> = BTreeSet::new();
             for s in given {
                 if reported.insert(s.path.as_str()) {
-                    out.push(finding(rules, bm, key, want, s));
+                    out.push(finding(rules, bm, key, pinned, s));
                 }
             }
         }
@@ -116,7 +121,8 @@ fn overridden_defaults_out(group: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
         .collect()
 }
 
-fn finding(rules: &PolicyRules, bm: &str, key: &str, want: &serde_json::Value, s: &Set) -> Finding {
+fn finding(rules: &PolicyRules, bm: &str, key: &str, pinned: &Pinned, s: &Set) -> Finding {
+    let want = &pinned.value;
     let file = s.path.rsplit('/').next().unwrap_or(&s.path);
     Finding::of(
         code::POL009,
@@ -128,7 +134,7 @@ fn finding(rules: &PolicyRules, bm: &str, key: &str, want: &serde_json::Value, s
     )
     .at_line(Some(s.line))
     .with_help(rules.help(code::POL009))
-    .with_rule(rules.rule(&format!("benchmarks.{bm}.fixed.{key}")))
+    .with_rule(pinned.rule.clone())
 }
 
 #[cfg(test)]
@@ -156,6 +162,12 @@ mod tests {
                 for key in p.fixed.keys() {
                     fixed += 1;
                     assert!(r.config_log.maps(key), "{v} {bm}: {key} has no config key");
+                }
+                // So does every reference value (`reference:`).
+                for (key, pinned) in &p.config_fixed {
+                    if pinned.rule.contains(".reference.") {
+                        assert!(r.config_log.maps(key), "{v} {bm}: {key} has no config key");
+                    }
                 }
             }
         }

@@ -11,6 +11,11 @@ const MAX_JSON_DEPTH: usize = 64;
 /// not a validator: broken JSON gives fewer settings, never an error.
 /// `prefix` goes before every path (the shell variable a JSON string is
 /// held in); `line0` is added to every line (0 for a file).
+/// Numbers and literals listed in an array are items up to this many
+/// (`"betas": [0.9, 0.999]`); a long array of numbers (a test's golden
+/// values) gives no more.
+const LISTED: usize = 4;
+
 pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut Vec<Entry>) {
     let b = text.as_bytes();
     let mut line = 1u64;
@@ -18,6 +23,9 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
     // the top level).
     let mut stack: Vec<Option<String>> = Vec::new();
     let mut pending: Option<(String, u64)> = None;
+    // Beside `stack`: whether each open container is an array, and the
+    // items it has had.
+    let mut arrays: Vec<(bool, usize)> = Vec::new();
     let path_of = |stack: &[Option<String>], key: Option<&str>| -> Vec<String> {
         let mut p = prefix.to_vec();
         p.extend(stack.iter().flatten().cloned());
@@ -88,12 +96,19 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                 } else {
                     stack.push(None);
                 }
+                arrays.push((c == b'[', 0));
             }
             b'}' | b']' => {
                 pending = None;
                 stack.pop();
+                arrays.pop();
             }
-            b',' => pending = None,
+            b',' => {
+                pending = None;
+                if let Some(top) = arrays.last_mut() {
+                    top.1 += 1;
+                }
+            }
             _ if c.is_ascii_alphanumeric() || c == b'-' || c == b'+' || c == b'.' => {
                 let start = i;
                 while i + 1 < b.len()
@@ -109,6 +124,16 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                         display: format!("\"{k}\": {lit}"),
                         value: lit,
                         kind: EntryKind::Key { header: false },
+                    });
+                } else if arrays.last().is_some_and(|&(array, n)| array && n < LISTED) {
+                    // A number or literal listed in an array (`"betas":
+                    // [0.9, 0.999]`): an item, as a string in one is.
+                    out.push(Entry {
+                        line: line0 + line,
+                        path: path_of(&stack, None),
+                        display: lit.clone(),
+                        value: lit,
+                        kind: EntryKind::Value,
                     });
                 }
             }
@@ -127,4 +152,39 @@ pub(super) fn parse_json(text: &str) -> Vec<Entry> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Numbers listed in an array are items of its key, the first
+    /// [`LISTED`] of them: `"betas": [0.9, 0.999]` gives both; a long
+    /// array of golden values gives no more than four; an object's values
+    /// are never items.
+    #[test]
+    fn numbers_listed_in_arrays() {
+        let text = r#"{"params": {"betas": [0.9, 0.999], "eps": 1e-8},
+  "values": [1, 2, 3, 4, 5, 6, 7],
+  "nested": [[0.5, 0.25], {"k": 3}]}"#;
+        let items: Vec<(String, String)> = parse_json(text)
+            .into_iter()
+            .filter(|e| e.kind == EntryKind::Value)
+            .map(|e| (e.path.join("."), e.value))
+            .collect();
+        let want: Vec<(String, String)> = [
+            ("params.betas", "0.9"),
+            ("params.betas", "0.999"),
+            ("values", "1"),
+            ("values", "2"),
+            ("values", "3"),
+            ("values", "4"),
+            ("nested", "0.5"),
+            ("nested", "0.25"),
+        ]
+        .into_iter()
+        .map(|(p, v)| (p.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(items, want);
+    }
 }

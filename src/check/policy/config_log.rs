@@ -51,6 +51,10 @@ struct HyperFile {
     /// must match: `alpha` counts only under `lora_tuning`.
     #[serde(default)]
     parent: Option<String>,
+    /// When given, the key holds a list and the value is its item at this
+    /// index, from 0 (torch's `betas: [0.9, 0.999]`).
+    #[serde(default)]
+    item: Option<usize>,
     #[allow(dead_code)]
     why: String,
 }
@@ -62,6 +66,7 @@ struct Hyper {
     key: Regex,
     parent: Option<Regex>,
     mllog: Vec<String>,
+    item: Option<usize>,
 }
 
 /// The compiled data.
@@ -86,6 +91,7 @@ impl ConfigLog {
                 key: whole(&h.key, &h.key)?,
                 parent: h.parent.as_deref().map(|p| whole(&h.key, p)).transpose()?,
                 mllog: h.mllog,
+                item: h.item,
             });
         }
         let t = file.relative_tolerance;
@@ -122,9 +128,25 @@ impl ConfigLog {
     /// and one of its parents the mapping's parent when it names one
     /// (`min_lr` is not `lr`).
     pub(super) fn mllog_keys(&self, path: &[String]) -> Vec<&Vec<String>> {
+        self.matching(path)
+            .filter(|h| h.item.is_none())
+            .map(|h| &h.mllog)
+            .collect()
+    }
+
+    /// [`ConfigLog::mllog_keys`] of the mappings that read one item of a
+    /// list the key holds: the MLLOG keys and the item's index.
+    pub(super) fn mllog_items(&self, path: &[String]) -> Vec<(&Vec<String>, usize)> {
+        self.matching(path)
+            .filter_map(|h| h.item.map(|i| (&h.mllog, i)))
+            .collect()
+    }
+
+    fn matching(&self, path: &[String]) -> std::vec::IntoIter<&Hyper> {
         let own = path.last().map(|k| normalize(k)).unwrap_or_default();
         let parents = &path[..path.len().saturating_sub(1)];
-        self.hypers
+        let found: Vec<&Hyper> = self
+            .hypers
             .iter()
             .filter(|h| {
                 h.key.is_match(&own)
@@ -132,8 +154,8 @@ impl ConfigLog {
                         .as_ref()
                         .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
             })
-            .map(|h| &h.mllog)
-            .collect()
+            .collect();
+        found.into_iter()
     }
 
     /// Whether config value `config` is the number `other` (within the
@@ -364,7 +386,26 @@ fn settings_with(
     let mut out: BTreeMap<String, Vec<Set>> = BTreeMap::new();
     for &(f, entries) in parsed {
         let local = configs::local_values(entries);
-        for e in entries {
+        for (i, e) in entries.iter().enumerate() {
+            let items = rules.config_log.mllog_items(&e.path);
+            if !items.is_empty() {
+                let listed = list_items(entries, i);
+                for (keys, n) in items {
+                    let Some(item) = listed.get(n) else {
+                        continue;
+                    };
+                    for v in expand(item, &env, &local) {
+                        if v.trim().parse::<f64>().is_ok() {
+                            out.entry(keys.join("|")).or_default().push(Set {
+                                path: f.file.path.clone(),
+                                line: e.line,
+                                display: e.display.chars().take(120).collect(),
+                                value: v.trim().to_string(),
+                            });
+                        }
+                    }
+                }
+            }
             if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
                 continue;
             }
@@ -404,6 +445,35 @@ fn settings_with(
         }
     }
     out
+}
+
+/// The items of the list setting `entries[i]` holds: written in its value
+/// (`[0.9, 0.999]`, `(0.9, 0.98)`), or, for a key whose value is a block,
+/// the list items under it (a YAML block list, a JSON array).
+fn list_items(entries: &[Entry], i: usize) -> Vec<String> {
+    let e = &entries[i];
+    match e.kind {
+        EntryKind::Key { header: true } => entries[i + 1..]
+            .iter()
+            .take_while(|x| x.kind == EntryKind::Value && x.path == e.path)
+            .map(|x| x.value.clone())
+            .collect(),
+        EntryKind::Key { header: false } | EntryKind::Flag => {
+            let v = e.value.trim();
+            let inner = v
+                .strip_prefix('[')
+                .and_then(|v| v.strip_suffix(']'))
+                .or_else(|| v.strip_prefix('(').and_then(|v| v.strip_suffix(')')));
+            inner
+                .map(|v| {
+                    v.split(',')
+                        .map(|x| x.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
+        EntryKind::Value => Vec::new(),
+    }
 }
 
 fn contradictions(

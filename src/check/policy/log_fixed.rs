@@ -1,7 +1,8 @@
 //! Fixed hyperparameters a run logs under a key of its own (POL009): a
 //! result log whose record `"key": "gradient_clipping", "value": 0.5`, or a
 //! logged hyperparameter object's `max_grad_norm`, gives a value the
-//! closed rules fix (`policy.yaml`, `fixed:`) another number than the
+//! closed rules fix (`policy.yaml`, `fixed:` and `reference:`, or the
+//! closed compliance pack's `v.value == NUMBER`) another number than the
 //! reference. The MLLOG key itself (`opt_gradient_clip_norm`) is the
 //! compliance pack's to check; what another key is logged as comes from
 //! the same data as configs (`rules/policy/config_log.yaml`), and numbers
@@ -19,7 +20,7 @@ pub(super) fn check(
     (bm, policy): (&str, &BenchmarkPolicy),
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    if policy.fixed.is_empty() {
+    if policy.config_fixed.is_empty() {
         return out;
     }
     let cl = &rules.config_log;
@@ -30,12 +31,13 @@ pub(super) fn check(
         }
         for keys in cl.mllog_keys(&e.path) {
             // The first MLLOG key the benchmark fixes.
-            let Some((key, want)) = keys
+            let Some((key, pinned)) = keys
                 .iter()
-                .find_map(|k| policy.fixed.get(k).map(|w| (k, w)))
+                .find_map(|k| policy.config_fixed.get(k).map(|w| (k, w)))
             else {
                 continue;
             };
+            let want = &pinned.value;
             if cl.agrees(number, want) {
                 continue;
             }
@@ -50,7 +52,7 @@ pub(super) fn check(
                 )
                 .at_line(Some(e.line))
                 .with_help(rules.help(code::POL009))
-                .with_rule(rules.rule(&format!("benchmarks.{bm}.fixed.{key}"))),
+                .with_rule(pinned.rule.clone()),
             );
             break;
         }

@@ -51,6 +51,11 @@ struct BenchmarkFile {
     tunable: Vec<String>,
     #[serde(default)]
     fixed: BTreeMap<String, serde_json::Value>,
+    /// Values the reference implementation sets that the rules do not let
+    /// change and neither `fixed` nor the compliance pack checks (rules
+    /// section 2.3: by default hyperparameters equal the reference).
+    #[serde(default)]
+    reference: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
     checks: Vec<CheckFile>,
     #[serde(default)]
@@ -123,7 +128,20 @@ pub struct BenchmarkPolicy {
     /// checks compile them into `checks`, the config check (POL009)
     /// compares config values with them.
     pub fixed: BTreeMap<String, serde_json::Value>,
+    /// Every value a config of the closed division must give a key, by
+    /// MLLOG key (POL009): `fixed`, the plain `v.value == NUMBER` checks of
+    /// the benchmark's closed compliance pack, and `reference:`, each with
+    /// the rule it comes from.
+    pub config_fixed: BTreeMap<String, Pinned>,
     pub eval_schedule: Option<EvalSchedule>,
+}
+
+/// A value configs are compared with, and the rule that pins it.
+#[derive(Debug, Clone)]
+pub struct Pinned {
+    pub value: serde_json::Value,
+    /// `FILE#anchor`, for the `rule` field of findings.
+    pub rule: String,
 }
 
 /// Everything the policy checks need for one ruleset.
@@ -154,6 +172,64 @@ pub struct PolicyRules {
     pub(crate) help: BTreeMap<String, String>,
     /// Logged settings found to match nothing, shared by the logs of a run.
     pub(crate) log_quiet: super::log_settings::Quiet,
+}
+
+/// The values the closed compliance pack of `bm` pins with a plain
+/// `v.value == NUMBER` check (the pack of rounds before 0.7.0 is
+/// `compliance/<bm>.yaml`), by key. A benchmark without a pack pins
+/// nothing.
+fn pinned_by_pack(
+    source: &RuleSource,
+    usage: &str,
+    version: &str,
+    bm: &str,
+) -> Result<BTreeMap<String, Pinned>, DataError> {
+    static EQ: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\s*v\.value\s*==\s*([-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s*$")
+            .expect("literal regex")
+    });
+    let mut out = BTreeMap::new();
+    let mut pack = None;
+    for rel in [
+        format!("{usage}/{version}/compliance/closed_{bm}.yaml"),
+        format!("{usage}/{version}/compliance/{bm}.yaml"),
+    ] {
+        if let Some(doc) = load_yaml::<serde_yaml::Value>(source, &rel)? {
+            pack = Some((rel, doc));
+            break;
+        }
+    }
+    let Some((rel, doc)) = pack else {
+        return Ok(out);
+    };
+    let display = source.display(&rel);
+    let rules = doc.get("rules").and_then(|r| r.as_sequence());
+    for r in rules.into_iter().flatten() {
+        let Some(key) = r.get("key").and_then(|k| k.as_str()) else {
+            continue;
+        };
+        let checks: Vec<&str> = match r.get("check") {
+            Some(serde_yaml::Value::String(c)) => vec![c.as_str()],
+            Some(serde_yaml::Value::Sequence(cs)) => cs.iter().filter_map(|c| c.as_str()).collect(),
+            _ => Vec::new(),
+        };
+        for c in checks {
+            let Some(n) = EQ.captures(c).and_then(|m| m[1].parse::<f64>().ok()) else {
+                continue;
+            };
+            let Some(value) = serde_json::Number::from_f64(n) else {
+                continue;
+            };
+            out.insert(
+                key.to_string(),
+                Pinned {
+                    value: serde_json::Value::Number(value),
+                    rule: format!("{display}#{key}"),
+                },
+            );
+        }
+    }
+    Ok(out)
 }
 
 fn compile(path: &str, what: &str, src: &str) -> Result<Expr, DataError> {
@@ -268,6 +344,26 @@ impl PolicyRules {
         }
         let mut benchmarks = BTreeMap::new();
         for (name, b) in file.benchmarks {
+            let mut config_fixed: BTreeMap<String, Pinned> = BTreeMap::new();
+            for (key, value) in &b.reference {
+                config_fixed.insert(
+                    key.clone(),
+                    Pinned {
+                        value: value.clone(),
+                        rule: format!("{path}#benchmarks.{name}.reference.{key}"),
+                    },
+                );
+            }
+            config_fixed.extend(pinned_by_pack(source, usage, version, &name)?);
+            for (key, value) in &b.fixed {
+                config_fixed.insert(
+                    key.clone(),
+                    Pinned {
+                        value: value.clone(),
+                        rule: format!("{path}#benchmarks.{name}.fixed.{key}"),
+                    },
+                );
+            }
             let mut checks = Vec::new();
             for (key, want) in &b.fixed {
                 let literal = serde_json::to_string(want).map_err(|e| invalid(e.to_string()))?;
@@ -283,6 +379,22 @@ impl PolicyRules {
                     source: format!("{key} == {literal}"),
                     definite: true,
                     why: "rules table: the value is fixed for the closed division".into(),
+                });
+            }
+            for (key, want) in &b.reference {
+                let literal = serde_json::to_string(want).map_err(|e| invalid(e.to_string()))?;
+                let source = match want {
+                    serde_json::Value::Number(_) => {
+                        format!("isclose(v.value, {literal}, rel_tol=1e-9)")
+                    }
+                    _ => format!("v.value == {literal}"),
+                };
+                checks.push(ValueCheck {
+                    key: key.clone(),
+                    expr: compile(&path, &format!("{name}.reference.{key}"), &source)?,
+                    source: format!("{key} == {literal}"),
+                    definite: false,
+                    why: "the reference's value: hyperparameters the rules table does not make tunable equal the reference".into(),
                 });
             }
             for c in b.checks {
@@ -339,6 +451,7 @@ impl PolicyRules {
                     tunable: b.tunable,
                     checks,
                     fixed: b.fixed,
+                    config_fixed,
                     eval_schedule,
                 },
             );
