@@ -81,7 +81,8 @@ fn by_extension(lower: &str) -> Format {
     match lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("") {
         "yaml" | "yml" => Format::Yaml,
         "json" => Format::Json,
-        "toml" | "ini" | "cfg" | "conf" => Format::Ini,
+        // A gin file's bindings are `scope/fn.param = value` lines.
+        "toml" | "ini" | "cfg" | "conf" | "gin" => Format::Ini,
         _ => Format::Shell,
     }
 }
@@ -1105,23 +1106,47 @@ pub fn scan(
             }
         }
     }
-    // One hit per line and code (the first: settings in data order).
-    let mut seen: BTreeSet<(u64, String)> = BTreeSet::new();
-    hits.retain(|h| {
-        let tag = match &h.kind {
-            HitKind::Family(i) => m
-                .families
-                .get(*i)
-                .map(|f| f.code.clone())
-                .unwrap_or_default(),
+    // One hit per line and code: the most severe, then the first
+    // (settings in data order), so a generic setting never hides a
+    // framework's own error on the same line.
+    let tag_of = |h: &Hit| -> (u64, String, u8) {
+        use crate::finding::Severity;
+        let rank = |s: Severity| match s {
+            Severity::Error => 2,
+            Severity::Warning => 1,
+            _ => 0,
+        };
+        let (tag, sev) = match &h.kind {
+            HitKind::Family(i) => (
+                m.families
+                    .get(*i)
+                    .map(|f| f.code.clone())
+                    .unwrap_or_default(),
+                1,
+            ),
             HitKind::Setting(i) => fw
                 .settings
                 .get(*i)
-                .map(|s| s.code.clone())
+                .map(|s| (s.code.clone(), rank(s.severity)))
                 .unwrap_or_default(),
-            HitKind::Optimizer(o) => format!("optimizer {o}"),
+            HitKind::Optimizer(o) => (format!("optimizer {o}"), 0),
         };
-        seen.insert((h.line, tag))
+        (h.line, tag, sev)
+    };
+    let mut best: std::collections::BTreeMap<(u64, String), (u8, usize)> =
+        std::collections::BTreeMap::new();
+    for (i, h) in hits.iter().enumerate() {
+        let (line, tag, sev) = tag_of(h);
+        let slot = best.entry((line, tag)).or_insert((sev, i));
+        if sev > slot.0 {
+            *slot = (sev, i);
+        }
+    }
+    let keep: BTreeSet<usize> = best.values().map(|&(_, i)| i).collect();
+    let mut i = 0;
+    hits.retain(|_| {
+        i += 1;
+        keep.contains(&(i - 1))
     });
     hits
 }

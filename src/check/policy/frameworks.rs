@@ -500,7 +500,7 @@ impl Frameworks {
     /// names an optimizer and the value (`value` in normal form, `raw` as
     /// written) is a known framework optimizer, or a dotted path whose
     /// last part is one (`torch.optim.SGD`, `optax.lion`,
-    /// `apex.optimizers.FusedLAMB`).
+    /// `apex.optimizers.FusedLAMB`, gin's `@adafactor.Adafactor()`).
     pub fn optimizer(&self, key: &str, value: &str, raw: &str) -> Option<&str> {
         if !self.optimizer_key.is_match(key) {
             return None;
@@ -509,8 +509,10 @@ impl Frameworks {
             return Some(m);
         }
         // (A file name's last part is its extension, a number's digits:
-        // neither names an optimizer.)
-        let (path, last) = raw.trim().rsplit_once('.')?;
+        // neither names an optimizer.) A gin reference names it as a
+        // configurable, maybe called: `@adafactor.Adafactor()`.
+        let raw = raw.trim().trim_start_matches('@').trim_end_matches("()");
+        let (path, last) = raw.rsplit_once('.')?;
         if path.is_empty() || !last.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return None;
         }
