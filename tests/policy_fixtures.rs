@@ -855,3 +855,35 @@ fn reference_values_set_in_configs() {
         "betas: [0.9, 0.95]: peft.yaml:11 sets opt_adamw_beta_2 to 0.95; the reference of llama2_70b_lora is 0.999 and no config of the implementation gives it"
     );
 }
+
+/// Shell settings under a condition (issue 16, item 4: a setting that is
+/// off, or whose default is off, is quiet): `if`/`else`/`fi`, one-line
+/// `if ...; fi` and `[ ... ] && ...` over one variable are off when no
+/// value the implementation's configs give the variable makes the
+/// condition true, and found when one does; a variable nothing gives and
+/// an `elif` branch are on.
+#[test]
+fn settings_under_a_shell_condition() {
+    let r = rules("5.0.0");
+    let off = check_configs(&r, &impl_files("guard_off"));
+    assert!(off.is_empty(), "{off:#?}");
+    let on = check_configs(&r, &impl_files("guard_on"));
+    let got: BTreeSet<String> = keyed(&on)
+        .into_iter()
+        .filter(|k| k.starts_with("guard_on/run.sh:"))
+        .collect();
+    let want: BTreeSet<String> = [
+        // USE_POWERSGD=${USE_POWERSGD:-0}, which config_SYS.sh sets to 1.
+        "guard_on/run.sh:4 POL014",
+        "guard_on/run.sh:5 POL014",
+        "guard_on/run.sh:7 POL012",
+        "guard_on/run.sh:9 POL011",
+        "guard_on/run.sh:13 POL011",
+        "guard_on/run.sh:16 POL011",
+        "guard_on/run.sh:21 POL010",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .collect();
+    assert_eq!(got, want, "{on:#?}");
+}

@@ -472,7 +472,7 @@ fn list_items(entries: &[Entry], i: usize) -> Vec<String> {
                 })
                 .unwrap_or_default()
         }
-        EntryKind::Value => Vec::new(),
+        EntryKind::Value | EntryKind::Guard | EntryKind::GuardEnd => Vec::new(),
     }
 }
 

@@ -30,6 +30,13 @@ pub enum EntryKind {
     Flag,
     /// A value with no key of its own (a YAML list item).
     Value,
+    /// A shell condition over one variable (`if [ "${X:-0}" = 1 ]; then`,
+    /// an `else`, `[ ... ] &&`): the settings up to the matching
+    /// [`EntryKind::GuardEnd`] apply only when it holds. `value` is the
+    /// condition as [`super::shell_guard::condition`] stores it.
+    Guard,
+    /// The end of the innermost guard (`fi`).
+    GuardEnd,
 }
 
 /// One setting found in a config file.
@@ -425,10 +432,18 @@ fn parse_shell(text: &str) -> Vec<Entry> {
     // here-document: finding each one's end by a scan of the lines after
     // it would take time quadratic in a file of unterminated `<<`s.
     let mut ends: Option<HashMap<&str, Vec<usize>>> = None;
+    // Open `if`s: the condition of the branch being read, when it is one
+    // the scan can decide (see [`super::shell_guard`]).
+    let mut ifs: Vec<Option<String>> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        shell_line(line, i as u64 + 1, &[], &mut out);
+        let lineno = i as u64 + 1;
+        let closes = guard_line(line, lineno, &mut ifs, &mut out);
+        shell_line(line, lineno, &[], &mut out);
+        for _ in 0..closes {
+            out.push(guard_entry(EntryKind::GuardEnd, lineno, String::new(), ""));
+        }
         i += 1;
         let Some(word) = heredoc_word(line) else {
             continue;
@@ -455,7 +470,116 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         heredoc(&lines[i..end], i as u64, &mut out);
         i = end + 1;
     }
+    // An `if` never closed: its guard ends with the file.
+    for _ in ifs.into_iter().flatten() {
+        out.push(guard_entry(
+            EntryKind::GuardEnd,
+            lines.len() as u64,
+            String::new(),
+            "",
+        ));
+    }
     out
+}
+
+fn guard_entry(kind: EntryKind, line: u64, value: String, display: &str) -> Entry {
+    Entry {
+        line,
+        path: Vec::new(),
+        value,
+        kind,
+        display: display.chars().take(120).collect(),
+    }
+}
+
+/// The guards a shell line opens or closes (see [`super::shell_guard`]):
+/// `if`/`elif`/`else`/`fi` keep `ifs`, the conditions of the open `if`s,
+/// and push [`EntryKind::Guard`]/[`EntryKind::GuardEnd`] entries before
+/// the line's own settings. Returns how many guards close after them (an
+/// `if ...; then ...; fi` or a `[ ... ] && ...` on one line).
+fn guard_line(
+    line: &str,
+    lineno: u64,
+    ifs: &mut Vec<Option<String>>,
+    out: &mut Vec<Entry>,
+) -> usize {
+    use super::shell_guard::{condition, negated};
+    let code = strip_comment(line).trim();
+    if code.is_empty() {
+        return 0;
+    }
+    let word = code
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .next()
+        .unwrap_or("");
+    let close = |ifs: &mut Vec<Option<String>>, out: &mut Vec<Entry>| {
+        if let Some(Some(_)) = ifs.last() {
+            out.push(guard_entry(EntryKind::GuardEnd, lineno, String::new(), ""));
+        }
+    };
+    match word {
+        "if" => {
+            let rest = code[2..].trim_start();
+            // A whole `if` on one line with an `else` in it: not guarded.
+            let one_line = ends_with_fi(code);
+            let cond = if one_line && (code.contains(" else") || code.contains(";else")) {
+                None
+            } else {
+                condition(rest)
+            };
+            if let Some(c) = &cond {
+                out.push(guard_entry(EntryKind::Guard, lineno, c.clone(), code));
+            }
+            if one_line {
+                return usize::from(cond.is_some());
+            }
+            ifs.push(cond);
+            0
+        }
+        "elif" => {
+            // The branches after the first are on (no chain is decided).
+            close(ifs, out);
+            if let Some(top) = ifs.last_mut() {
+                *top = None;
+            }
+            0
+        }
+        "else" => {
+            close(ifs, out);
+            if let Some(top) = ifs.last_mut() {
+                if let Some(c) = top.take() {
+                    let not = negated(&c);
+                    out.push(guard_entry(EntryKind::Guard, lineno, not.clone(), code));
+                    *top = Some(not);
+                }
+            }
+            0
+        }
+        "fi" => {
+            close(ifs, out);
+            ifs.pop();
+            0
+        }
+        _ if (word.starts_with('[') || word == "test") && code.contains("&&") => {
+            // `[ "${X:-0}" = 1 ] && EXTRA=...`: the rest of the line.
+            let (test, _) = code.split_once("&&").unwrap_or((code, ""));
+            match condition(test) {
+                Some(c) => {
+                    out.push(guard_entry(EntryKind::Guard, lineno, c, code));
+                    1
+                }
+                None => 0,
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// Whether a line that starts an `if` also ends it (`...; fi`).
+fn ends_with_fi(code: &str) -> bool {
+    let t = code.trim_end().trim_end_matches(';').trim_end();
+    t.strip_suffix("fi")
+        .is_some_and(|rest| rest.ends_with(';') || rest.ends_with(char::is_whitespace))
 }
 
 /// The word that ends a here-document `line` starts (`<<EOF`, `<<-EOF`,
@@ -904,7 +1028,22 @@ pub fn scan(
     // in a row share their parent keys, put in normal form once.
     let mut raw_path: Vec<&str> = Vec::new();
     let mut norm_path: Vec<String> = Vec::new();
+    // Whether each open shell guard is off (no value the package gives
+    // its variable makes its condition true): its settings are quiet.
+    let mut guards: Vec<bool> = Vec::new();
     for e in entries {
+        match e.kind {
+            EntryKind::Guard => {
+                guards.push(super::shell_guard::is_off(&e.value, env, local));
+                continue;
+            }
+            EntryKind::GuardEnd => {
+                guards.pop();
+                continue;
+            }
+            _ if guards.iter().any(|&off| off) => continue,
+            _ => {}
+        }
         if refs_only && !e.value.contains('$') {
             continue;
         }

@@ -38,6 +38,7 @@ pub mod repeatability;
 pub mod rules;
 mod scope;
 mod shell_assign;
+mod shell_guard;
 pub mod signals;
 
 pub use rules::{BenchmarkPolicy, PolicyRules};
@@ -416,11 +417,15 @@ pub fn check_parsed_configs(
     let mut shared: BTreeMap<usize, interpolate::Env> = BTreeMap::new();
     for members in scope::implementations(files, read).into_values() {
         let mut env = interpolate::Env::default();
+        let mut texts: Vec<&[configs::Entry]> = Vec::new();
         for &i in &members {
             if let Some(Ok(entries)) = parsed.for_scan(i) {
                 env.add(entries);
+                texts.push(entries);
             }
         }
+        // What a shell condition switches off assigns nothing.
+        let env = shell_guard::live_env(&texts, &env);
         for &i in &members {
             if let Some(Some(prev)) = env_of.get(i) {
                 // In more than one implementation (a shared file): it sees
