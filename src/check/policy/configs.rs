@@ -827,6 +827,10 @@ fn parse_ini(text: &str) -> Vec<Entry> {
             let v = c.get(2).map(|m| m.as_str().trim()).unwrap_or("");
             let mut path = section.clone();
             path.extend(k.split('.').map(str::to_string));
+            if v.starts_with('{') && v.ends_with('}') {
+                // A TOML inline table: `optimizer = { name = "lamb" }`.
+                inline_table(v, &path, lineno, 0, &mut out);
+            }
             out.push(Entry {
                 line: lineno,
                 path,
@@ -849,6 +853,56 @@ fn parse_ini(text: &str) -> Vec<Entry> {
         flags(t, lineno, &section, &mut out);
     }
     out
+}
+
+/// The keys of a TOML inline table `{ k = v, t = { ... } }` under `path`,
+/// nested tables as deep as [`MAX_INLINE_DEPTH`].
+fn inline_table(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut Vec<Entry>) {
+    const MAX_INLINE_DEPTH: usize = 8;
+    let Some(inner) = v.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
+        return;
+    };
+    if depth >= MAX_INLINE_DEPTH {
+        return;
+    }
+    // Split at the commas outside quotes, brackets and braces.
+    let (mut parts, mut start, mut level, mut quote) = (Vec::new(), 0, 0i32, None);
+    for (i, c) in inner.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => level += 1,
+            (None, '}' | ']') => level -= 1,
+            (None, ',') if level == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    for part in parts {
+        let Some((k, val)) = part.split_once('=') else {
+            continue;
+        };
+        let (k, val) = (unquote(k.trim()), val.trim());
+        if k.is_empty() {
+            continue;
+        }
+        let mut p = path.to_vec();
+        p.extend(k.split('.').map(str::to_string));
+        if val.starts_with('{') && val.ends_with('}') {
+            inline_table(val, &p, lineno, depth + 1, out);
+        }
+        out.push(Entry {
+            line: lineno,
+            display: format!("{} = {val}", p.join(".")),
+            value: unquote(val).to_string(),
+            path: p,
+            kind: EntryKind::Key { header: false },
+        });
+    }
 }
 
 /// Every setting of `text`, read as `format`, in line order.
