@@ -450,7 +450,7 @@ fn settings_with(
 /// The items of the list setting `entries[i]` holds: written in its value
 /// (`[0.9, 0.999]`, `(0.9, 0.98)`), or, for a key whose value is a block,
 /// the list items under it (a YAML block list, a JSON array).
-fn list_items(entries: &[Entry], i: usize) -> Vec<String> {
+pub(super) fn list_items(entries: &[Entry], i: usize) -> Vec<String> {
     let e = &entries[i];
     match e.kind {
         EntryKind::Key { header: true } => entries[i + 1..]

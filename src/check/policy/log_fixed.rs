@@ -24,12 +24,30 @@ pub(super) fn check(
         return out;
     }
     let cl = &rules.config_log;
-    for e in entries(rules, facts) {
-        let number = e.value.trim();
+    let all = entries(rules, facts);
+    // Each setting's numbers: a key's own value, and the items of a list
+    // a mapping reads one of (a logged `betas: [0.9, 0.95]`).
+    let mut numbers: Vec<(&Entry, String, Vec<&Vec<String>>)> = Vec::new();
+    for (i, e) in all.iter().enumerate() {
+        if e.kind == (EntryKind::Key { header: false }) {
+            numbers.push((e, e.value.trim().to_string(), cl.mllog_keys(&e.path)));
+        }
+        let items = cl.mllog_items(&e.path);
+        if !items.is_empty() {
+            let listed = super::config_log::list_items(&all, i);
+            for (keys, n) in items {
+                if let Some(item) = listed.get(n) {
+                    numbers.push((e, item.trim().to_string(), vec![keys]));
+                }
+            }
+        }
+    }
+    for (e, number, mapped) in numbers {
+        let number = number.as_str();
         if number.parse::<f64>().is_err() {
             continue;
         }
-        for keys in cl.mllog_keys(&e.path) {
+        for keys in mapped {
             // The first MLLOG key the benchmark fixes.
             let Some((key, pinned)) = keys
                 .iter()
@@ -97,7 +115,9 @@ fn entries(rules: &PolicyRules, facts: &LogFacts) -> Vec<Entry> {
             }
         }
     }
-    out.retain(|e| e.kind == (EntryKind::Key { header: false }));
+    // Keys with a value, and lists with their items (what a mapping that
+    // reads an item needs).
+    out.retain(|e| e.kind != EntryKind::Guard && e.kind != EntryKind::GuardEnd);
     out
 }
 
@@ -111,10 +131,12 @@ mod tests {
         let Some(policy) = r.benchmarks.get("llama2_70b_lora") else {
             panic!("llama2_70b_lora has a policy");
         };
-        check(&r, "log", &facts(records), ("llama2_70b_lora", policy))
+        let mut hits: Vec<String> = check(&r, "log", &facts(records), ("llama2_70b_lora", policy))
             .iter()
             .map(|f| format!("{} {} {}", f.line.unwrap_or(0), f.code, f.message))
-            .collect()
+            .collect();
+        hits.sort();
+        hits
     }
 
     /// Another clip norm, weight decay or LoRA alpha under a key of the
@@ -130,6 +152,10 @@ mod tests {
                 serde_json::json!({"max_grad_norm": 1.0, "lora": {"alpha": 16}}),
             ),
             ("weight_decay", serde_json::json!("0.1")),
+            (
+                "optimizer_config",
+                serde_json::json!({"name": "adamw", "betas": [0.9, 0.95]}),
+            ),
         ]);
         assert_eq!(
             hits,
@@ -138,6 +164,7 @@ mod tests {
                 "11 POL009 MLLOG key 'hyperparameters': \"alpha\": 16 sets lora_alpha to 16; the reference of llama2_70b_lora is 32",
                 "11 POL009 MLLOG key 'hyperparameters': \"max_grad_norm\": 1.0 sets opt_gradient_clip_norm to 1.0; the reference of llama2_70b_lora is 0.3",
                 "12 POL009 MLLOG key 'weight_decay' = 0.1 sets opt_adamw_weight_decay to 0.1; the reference of llama2_70b_lora is 0.0001",
+                "13 POL009 MLLOG key 'optimizer_config': \"betas\" sets opt_adamw_beta_2 to 0.95; the reference of llama2_70b_lora is 0.999",
             ]
         );
         let quiet = found(&[
@@ -145,7 +172,7 @@ mod tests {
             ("opt_gradient_clip_norm", serde_json::json!(1.0)),
             (
                 "hyperparameters",
-                serde_json::json!({"max_grad_norm": "0.3", "weight_decay": 1e-4}),
+                serde_json::json!({"max_grad_norm": "0.3", "weight_decay": 1e-4, "betas": [0.9, 0.999]}),
             ),
             ("clip_norm", serde_json::json!("auto")),
             ("max_steps", serde_json::json!(1024)),

@@ -49,6 +49,18 @@ fn entries(facts: &LogFacts, quiet: &HashMap<String, HashSet<String>>) -> Vec<En
         let text: std::borrow::Cow<str> = match value {
             _ if held.is_some() || value.is_object() || value.is_array() => {
                 let text = held.map_or_else(|| value.to_string(), str::to_string);
+                if text.starts_with('{') {
+                    // The record's key heads its object, as a config's
+                    // section does (`curriculum_learning: {enabled: true}`
+                    // is on, `{enabled: false}` off).
+                    out.push(Entry {
+                        line: *line,
+                        path: vec![key.clone()],
+                        display: format!("MLLOG key '{key}'"),
+                        value: String::new(),
+                        kind: EntryKind::Key { header: true },
+                    });
+                }
                 let start = out.len();
                 super::config_json::json_entries(&text, std::slice::from_ref(key), 0, &mut out);
                 for e in &mut out[start..] {
@@ -281,6 +293,28 @@ mod tests {
             serde_json::json!(" {\"cluster\": {\"worker\": [\"h:2\"]}} "),
         )]);
         assert!(check(&r, "log", &workers, None).is_empty());
+    }
+
+    /// A logged object's key heads it as a config's section does: a
+    /// setting named by the key alone is on unless the object says
+    /// `enabled: false`.
+    #[test]
+    fn a_logged_object_is_a_section() {
+        let r = rules();
+        let on = facts(&[(
+            "curriculum_learning",
+            serde_json::json!({"enabled": true, "curriculum_type": "seqlen"}),
+        )]);
+        let got: Vec<String> = check(&r, "log", &on, None)
+            .iter()
+            .map(|f| format!("{} {}", f.line.unwrap_or(0), f.code))
+            .collect();
+        assert_eq!(got, ["10 POL015"], "{got:#?}");
+        let off = facts(&[(
+            "curriculum_learning",
+            serde_json::json!({"enabled": false, "curriculum_type": "seqlen"}),
+        )]);
+        assert!(check(&r, "log", &off, None).is_empty());
     }
 
     /// An optimizer logged under a key of its own, or in a logged object,
