@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-EXTS = {"sh", "bash", "env", "sub", "yaml", "yml", "json", "toml", "ini", "cfg", "conf"}
+EXTS = {"sh", "bash", "env", "sub", "yaml", "yml", "json", "toml", "ini", "cfg", "conf", "gin"}
 
 
 def words_of(b: bytes) -> set:

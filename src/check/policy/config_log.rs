@@ -72,7 +72,10 @@ struct Hyper {
 /// The compiled data.
 #[derive(Debug)]
 pub struct ConfigLog {
+    /// Mappings of a key's own value.
     hypers: Vec<Hyper>,
+    /// Mappings of one item of a list (`item:`).
+    items: Vec<Hyper>,
     tolerance: f64,
     checkpoint_keys: Vec<String>,
 }
@@ -98,8 +101,11 @@ impl ConfigLog {
         if !(0.0..1.0).contains(&t) {
             return Err(format!("relative_tolerance {t}: not in [0, 1)"));
         }
+        let (items, hypers): (Vec<Hyper>, Vec<Hyper>) =
+            hypers.into_iter().partition(|h| h.item.is_some());
         Ok(ConfigLog {
             hypers,
+            items,
             tolerance: t,
             checkpoint_keys: file.checkpoint_keys,
         })
@@ -120,6 +126,7 @@ impl ConfigLog {
     pub fn maps(&self, mllog: &str) -> bool {
         self.hypers
             .iter()
+            .chain(&self.items)
             .any(|h| h.mllog.iter().any(|k| k == mllog))
     }
 
@@ -128,34 +135,18 @@ impl ConfigLog {
     /// and one of its parents the mapping's parent when it names one
     /// (`min_lr` is not `lr`).
     pub(super) fn mllog_keys(&self, path: &[String]) -> Vec<&Vec<String>> {
-        self.matching(path)
-            .filter(|h| h.item.is_none())
-            .map(|h| &h.mllog)
-            .collect()
+        matching(&self.hypers, path).map(|h| &h.mllog).collect()
     }
 
     /// [`ConfigLog::mllog_keys`] of the mappings that read one item of a
     /// list the key holds: the MLLOG keys and the item's index.
     pub(super) fn mllog_items(&self, path: &[String]) -> Vec<(&Vec<String>, usize)> {
-        self.matching(path)
+        if self.items.is_empty() {
+            return Vec::new();
+        }
+        matching(&self.items, path)
             .filter_map(|h| h.item.map(|i| (&h.mllog, i)))
             .collect()
-    }
-
-    fn matching(&self, path: &[String]) -> std::vec::IntoIter<&Hyper> {
-        let own = path.last().map(|k| normalize(k)).unwrap_or_default();
-        let parents = &path[..path.len().saturating_sub(1)];
-        let found: Vec<&Hyper> = self
-            .hypers
-            .iter()
-            .filter(|h| {
-                h.key.is_match(&own)
-                    && h.parent
-                        .as_ref()
-                        .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
-            })
-            .collect();
-        found.into_iter()
     }
 
     /// Whether config value `config` is the number `other` (within the
@@ -172,9 +163,27 @@ impl ConfigLog {
         std::iter::once("opt_name").chain(
             self.hypers
                 .iter()
+                .chain(&self.items)
                 .flat_map(|h| h.mllog.iter().map(String::as_str)),
         )
     }
+}
+
+/// The mappings of `hypers` whose key (and parent, when named) `path`
+/// matches.
+fn matching<'a, 'p>(
+    hypers: &'a [Hyper],
+    path: &'p [String],
+) -> impl Iterator<Item = &'a Hyper> + use<'a, 'p> {
+    let own = path.last().map(|k| normalize(k)).unwrap_or_default();
+    let parents = &path[..path.len().saturating_sub(1)];
+    hypers.iter().filter(move |h| {
+        // Parents are put in normal form only for a key that matched.
+        h.key.is_match(&own)
+            && h.parent
+                .as_ref()
+                .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
+    })
 }
 
 /// Reads and compiles the data file `rel` of the rules.
@@ -387,7 +396,11 @@ fn settings_with(
     for &(f, entries) in parsed {
         let local = configs::local_values(entries);
         for (i, e) in entries.iter().enumerate() {
-            let items = rules.config_log.mllog_items(&e.path);
+            let items = if may_list(e) {
+                rules.config_log.mllog_items(&e.path)
+            } else {
+                Vec::new()
+            };
             if !items.is_empty() {
                 let listed = list_items(entries, i);
                 for (keys, n) in items {
@@ -445,6 +458,19 @@ fn settings_with(
         }
     }
     out
+}
+
+/// Whether `e` may hold a list [`list_items`] reads: a key whose value is
+/// a block, or a value written in brackets.
+pub(super) fn may_list(e: &Entry) -> bool {
+    match e.kind {
+        EntryKind::Key { header: true } => true,
+        EntryKind::Key { header: false } | EntryKind::Flag => {
+            let v = e.value.trim_start();
+            v.starts_with('[') || v.starts_with('(')
+        }
+        _ => false,
+    }
 }
 
 /// The items of the list setting `entries[i]` holds: written in its value

@@ -29,8 +29,12 @@ pub(super) fn check(
     // a mapping reads one of (a logged `betas: [0.9, 0.95]`).
     let mut numbers: Vec<(&Entry, String, Vec<&Vec<String>>)> = Vec::new();
     for (i, e) in all.iter().enumerate() {
-        if e.kind == (EntryKind::Key { header: false }) {
-            numbers.push((e, e.value.trim().to_string(), cl.mllog_keys(&e.path)));
+        let number = e.value.trim();
+        if e.kind == (EntryKind::Key { header: false }) && number.parse::<f64>().is_ok() {
+            numbers.push((e, number.to_string(), cl.mllog_keys(&e.path)));
+        }
+        if !super::config_log::may_list(e) {
+            continue;
         }
         let items = cl.mllog_items(&e.path);
         if !items.is_empty() {

@@ -188,13 +188,27 @@ fn pinned_by_pack(
         regex::Regex::new(r"^\s*v\.value\s*==\s*([-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s*$")
             .expect("literal regex")
     });
+    /// What is read of a pack: its rules' keys and checks (the rest is
+    /// the compliance loader's, which validates it).
+    #[derive(Deserialize)]
+    struct Pack {
+        #[serde(default)]
+        rules: Vec<PackRule>,
+    }
+    #[derive(Deserialize)]
+    struct PackRule {
+        #[serde(default)]
+        key: Option<String>,
+        #[serde(default)]
+        check: crate::check::rules::pack::Exprs,
+    }
     let mut out = BTreeMap::new();
     let mut pack = None;
     for rel in [
         format!("{usage}/{version}/compliance/closed_{bm}.yaml"),
         format!("{usage}/{version}/compliance/{bm}.yaml"),
     ] {
-        if let Some(doc) = load_yaml::<serde_yaml::Value>(source, &rel)? {
+        if let Some(doc) = load_yaml::<Pack>(source, &rel)? {
             pack = Some((rel, doc));
             break;
         }
@@ -203,18 +217,12 @@ fn pinned_by_pack(
         return Ok(out);
     };
     let display = source.display(&rel);
-    let rules = doc.get("rules").and_then(|r| r.as_sequence());
-    for r in rules.into_iter().flatten() {
-        let Some(key) = r.get("key").and_then(|k| k.as_str()) else {
+    for r in &doc.rules {
+        let Some(key) = r.key.as_deref() else {
             continue;
         };
-        let checks: Vec<&str> = match r.get("check") {
-            Some(serde_yaml::Value::String(c)) => vec![c.as_str()],
-            Some(serde_yaml::Value::Sequence(cs)) => cs.iter().filter_map(|c| c.as_str()).collect(),
-            _ => Vec::new(),
-        };
-        for c in checks {
-            let Some(n) = EQ.captures(c).and_then(|m| m[1].parse::<f64>().ok()) else {
+        for (c, _) in r.check.items() {
+            let Some(n) = EQ.captures(&c).and_then(|m| m[1].parse::<f64>().ok()) else {
                 continue;
             };
             let Some(value) = serde_json::Number::from_f64(n) else {

@@ -130,19 +130,39 @@ pub(super) fn live_env(files: &[&[Entry]], env: &Env) -> Env {
     }
     let mut out = Env::default();
     for entries in files {
+        if !entries.iter().any(|x| x.kind == EntryKind::Guard) {
+            out.add(entries);
+            continue;
+        }
         let local = super::configs::local_values(entries);
+        // Depth of the guards open at each entry, and how many of them are
+        // off; an entry under none that is off is kept.
         let mut guards: Vec<bool> = Vec::new();
-        let mut live: Vec<Entry> = Vec::new();
-        for e in entries.iter() {
+        let mut off = 0usize;
+        let mut dropped = vec![false; entries.len()];
+        for (i, e) in entries.iter().enumerate() {
             match e.kind {
-                EntryKind::Guard => guards.push(is_off(&e.value, env, &local)),
-                EntryKind::GuardEnd => {
-                    guards.pop();
+                EntryKind::Guard => {
+                    let o = is_off(&e.value, env, &local);
+                    off += usize::from(o);
+                    guards.push(o);
                 }
-                _ if guards.iter().any(|&off| off) => {}
-                _ => live.push(e.clone()),
+                EntryKind::GuardEnd => {
+                    off -= usize::from(guards.pop().unwrap_or(false));
+                }
+                _ => dropped[i] = off > 0,
             }
         }
+        if !dropped.contains(&true) {
+            out.add(entries);
+            continue;
+        }
+        let live: Vec<Entry> = entries
+            .iter()
+            .zip(&dropped)
+            .filter(|(_, &d)| !d)
+            .map(|(e, _)| e.clone())
+            .collect();
         out.add(&live);
     }
     out
