@@ -810,6 +810,7 @@ fn reference_values_set_in_configs() {
         ("hf_flags/run.sh", 3, "opt_adamw_beta_2"),
         ("hf_flags/run.sh", 4, "opt_adamw_epsilon"),
         ("hf_flags/run.sh", 5, "lora_dropout"),
+        ("eps_nemo/conf/optim.yaml", 8, "opt_adamw_epsilon"),
     ]
     .into_iter()
     .map(|(p, l, k)| (format!("{lora}{p}"), l, k.to_string()))
@@ -853,6 +854,16 @@ fn reference_values_set_in_configs() {
     assert_eq!(
         msg,
         "betas: [0.9, 0.95]: peft.yaml:11 sets opt_adamw_beta_2 to 0.95; the reference of llama2_70b_lora is 0.999 and no config of the implementation gives it"
+    );
+    // A block list reads as its items.
+    let block = pol009
+        .iter()
+        .find(|f| tail(&f.path) == format!("{lora}betas_block/conf.yaml"))
+        .map(|f| f.message.clone())
+        .unwrap_or_default();
+    assert!(
+        block.starts_with("betas: [0.9, 0.98]: conf.yaml:3 sets opt_adamw_beta_2 to 0.98;"),
+        "{block}"
     );
 }
 

@@ -412,7 +412,7 @@ fn settings_with(
                             out.entry(keys.join("|")).or_default().push(Set {
                                 path: f.file.path.clone(),
                                 line: e.line,
-                                display: e.display.chars().take(120).collect(),
+                                display: list_display(e, &listed),
                                 value: v.trim().to_string(),
                             });
                         }
@@ -458,6 +458,16 @@ fn settings_with(
         }
     }
     out
+}
+
+/// How a list setting reads in a message: as written, or, for a block
+/// list, its key and items (`betas: [0.9, 0.98]`).
+pub(super) fn list_display(e: &Entry, items: &[String]) -> String {
+    let shown = match (e.kind, e.path.last()) {
+        (EntryKind::Key { header: true }, Some(k)) => format!("{k}: [{}]", items.join(", ")),
+        _ => e.display.clone(),
+    };
+    shown.chars().take(120).collect()
 }
 
 /// Whether `e` may hold a list [`list_items`] reads: a key whose value is
