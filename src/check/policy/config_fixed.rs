@@ -48,7 +48,7 @@ fn implementations<'a>(
         let fixes = rules
             .benchmarks
             .get(f.benchmark.as_str())
-            .is_some_and(|p| !p.config_fixed.is_empty());
+            .is_some_and(|p| !p.config_fixed.get().is_empty());
         let entries = parsed.entries(i).filter(|_| fixes)?;
         (!vendored(rules, f) && !rules.config_log.is_checkpoint(entries)).then_some(i)
     });
@@ -74,7 +74,7 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
             .map(|((f, _), e)| (*f, e.as_slice()))
             .collect();
         let sets = config_log::settings(rules, &mine, interpolate::expand_assigned);
-        for (key, pinned) in &policy.config_fixed {
+        for (key, pinned) in policy.config_fixed.get() {
             let want = &pinned.value;
             let given: Vec<&Set> = sets
                 .iter()
@@ -164,7 +164,7 @@ mod tests {
                     assert!(r.config_log.maps(key), "{v} {bm}: {key} has no config key");
                 }
                 // So does every reference value (`reference:`).
-                for (key, pinned) in &p.config_fixed {
+                for (key, pinned) in p.config_fixed.get() {
                     if pinned.rule.contains(".reference.") {
                         assert!(r.config_log.maps(key), "{v} {bm}: {key} has no config key");
                     }

@@ -20,11 +20,11 @@ pub(super) fn check(
     (bm, policy): (&str, &BenchmarkPolicy),
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    if policy.config_fixed.is_empty() {
+    let all = entries(rules, facts);
+    if all.is_empty() || policy.config_fixed.get().is_empty() {
         return out;
     }
     let cl = &rules.config_log;
-    let all = entries(rules, facts);
     // Each setting's numbers: a key's own value, and the items of a list
     // a mapping reads one of (a logged `betas: [0.9, 0.95]`).
     let mut numbers: Vec<(&Entry, String, Vec<&Vec<String>>)> = Vec::new();
@@ -55,7 +55,7 @@ pub(super) fn check(
             // The first MLLOG key the benchmark fixes.
             let Some((key, pinned)) = keys
                 .iter()
-                .find_map(|k| policy.config_fixed.get(k).map(|w| (k, w)))
+                .find_map(|k| policy.config_fixed.get().get(k).map(|w| (k, w)))
             else {
                 continue;
             };

@@ -132,8 +132,47 @@ pub struct BenchmarkPolicy {
     /// MLLOG key (POL009): `fixed`, the plain `v.value == NUMBER` checks of
     /// the benchmark's closed compliance pack, and `reference:`, each with
     /// the rule it comes from.
-    pub config_fixed: BTreeMap<String, Pinned>,
+    pub config_fixed: PinnedValues,
     pub eval_schedule: Option<EvalSchedule>,
+}
+
+/// [`BenchmarkPolicy::config_fixed`]: the pack's values are read the first
+/// time they are asked for (a log that gives no setting under a key of
+/// its own never asks, so a check of logs alone does not read the packs
+/// twice). The compliance loader reads and validates the same packs.
+#[derive(Debug)]
+pub struct PinnedValues {
+    source: RuleSource,
+    /// `<usage>/<version>` and the benchmark, to find its pack.
+    round: (String, String, String),
+    /// `fixed:` and `reference:`, by MLLOG key (`fixed:` wins).
+    own: BTreeMap<String, Pinned>,
+    all: std::sync::OnceLock<BTreeMap<String, Pinned>>,
+}
+
+impl PinnedValues {
+    /// Every pinned value, by MLLOG key: `fixed:` over the pack's over
+    /// `reference:`. A pack that cannot be read pins nothing here (the
+    /// compliance loader reports it).
+    pub fn get(&self) -> &BTreeMap<String, Pinned> {
+        self.all.get_or_init(|| {
+            let (usage, version, bm) = &self.round;
+            let mut all: BTreeMap<String, Pinned> = self
+                .own
+                .iter()
+                .filter(|(_, p)| p.rule.contains(".reference."))
+                .map(|(k, p)| (k.clone(), p.clone()))
+                .collect();
+            all.extend(pinned_by_pack(&self.source, usage, version, bm).unwrap_or_default());
+            all.extend(
+                self.own
+                    .iter()
+                    .filter(|(_, p)| p.rule.contains(".fixed."))
+                    .map(|(k, p)| (k.clone(), p.clone())),
+            );
+            all
+        })
+    }
 }
 
 /// A value configs are compared with, and the rule that pins it.
@@ -362,7 +401,6 @@ impl PolicyRules {
                     },
                 );
             }
-            config_fixed.extend(pinned_by_pack(source, usage, version, &name)?);
             for (key, value) in &b.fixed {
                 config_fixed.insert(
                     key.clone(),
@@ -450,6 +488,7 @@ impl PolicyRules {
                     })
                 }
             };
+            let round = (usage.to_string(), version.to_string(), name.clone());
             benchmarks.insert(
                 name,
                 BenchmarkPolicy {
@@ -459,7 +498,12 @@ impl PolicyRules {
                     tunable: b.tunable,
                     checks,
                     fixed: b.fixed,
-                    config_fixed,
+                    config_fixed: PinnedValues {
+                        source: source.clone(),
+                        round,
+                        own: config_fixed,
+                        all: std::sync::OnceLock::new(),
+                    },
                     eval_schedule,
                 },
             );
