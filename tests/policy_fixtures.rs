@@ -40,6 +40,13 @@ fn impl_files(sub: &str) -> Vec<ImplFile> {
         .collect()
 }
 
+/// A finding's path from below `benchmarks/`.
+fn tail(p: &str) -> String {
+    p.rsplit_once("/benchmarks/")
+        .map_or(p, |(_, t)| t)
+        .to_string()
+}
+
 fn keyed(findings: &[Finding]) -> BTreeSet<String> {
     findings
         .iter()
@@ -647,11 +654,6 @@ fn fixed_hyperparameters_set_in_configs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_fixed/Org");
     let sub = mlaudit::discover::discover(&root);
     let found = check_configs(&r, &sub.implementation_files);
-    let tail = |p: &str| {
-        p.rsplit_once("/benchmarks/")
-            .map_or(p, |(_, t)| t)
-            .to_string()
-    };
     let others: Vec<&Finding> = found.iter().filter(|f| f.code != "POL009").collect();
     let pol009: Vec<&Finding> = found.iter().filter(|f| f.code == "POL009").collect();
     assert!(others.iter().all(|f| f.code != "POL008"), "{others:#?}");
@@ -782,11 +784,6 @@ fn reference_values_set_in_configs() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_reference/Org");
     let sub = mlaudit::discover::discover(&root);
     let found = check_configs(&r, &sub.implementation_files);
-    let tail = |p: &str| {
-        p.rsplit_once("/benchmarks/")
-            .map_or(p, |(_, t)| t)
-            .to_string()
-    };
     let pol009: Vec<&Finding> = found.iter().filter(|f| f.code == "POL009").collect();
     let got: BTreeSet<(String, u64, String)> = pol009
         .iter()

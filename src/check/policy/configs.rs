@@ -756,25 +756,7 @@ fn flow_map(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut Vec<E
     if depth >= MAX_FLOW_DEPTH {
         return;
     }
-    // Split at the commas outside quotes and brackets.
-    let (mut level, mut quote, mut start) = (0i32, None, 0);
-    let mut parts = Vec::new();
-    for (i, c) in inner.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '{' | '[') => level += 1,
-            (None, '}' | ']') => level -= 1,
-            (None, ',') if level == 0 => {
-                parts.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&inner[start..]);
-    for part in parts {
+    for part in top_level_items(inner) {
         let Some((k, value)) = yaml_key(part.trim()) else {
             continue;
         };
@@ -855,17 +837,9 @@ fn parse_ini(text: &str) -> Vec<Entry> {
     out
 }
 
-/// The keys of a TOML inline table `{ k = v, t = { ... } }` under `path`,
-/// nested tables as deep as [`MAX_INLINE_DEPTH`].
-fn inline_table(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut Vec<Entry>) {
-    const MAX_INLINE_DEPTH: usize = 8;
-    let Some(inner) = v.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
-        return;
-    };
-    if depth >= MAX_INLINE_DEPTH {
-        return;
-    }
-    // Split at the commas outside quotes, brackets and braces.
+/// The items of a flow map or inline table's inside: split at the commas
+/// outside quotes, brackets and braces.
+fn top_level_items(inner: &str) -> Vec<&str> {
     let (mut parts, mut start, mut level, mut quote) = (Vec::new(), 0, 0i32, None);
     for (i, c) in inner.char_indices() {
         match (quote, c) {
@@ -882,7 +856,20 @@ fn inline_table(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut V
         }
     }
     parts.push(&inner[start..]);
-    for part in parts {
+    parts
+}
+
+/// The keys of a TOML inline table `{ k = v, t = { ... } }` under `path`,
+/// nested tables as deep as [`MAX_INLINE_DEPTH`].
+fn inline_table(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut Vec<Entry>) {
+    const MAX_INLINE_DEPTH: usize = 8;
+    let Some(inner) = v.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
+        return;
+    };
+    if depth >= MAX_INLINE_DEPTH {
+        return;
+    }
+    for part in top_level_items(inner) {
         let Some((k, val)) = part.split_once('=') else {
             continue;
         };

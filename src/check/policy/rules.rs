@@ -391,58 +391,51 @@ impl PolicyRules {
         }
         let mut benchmarks = BTreeMap::new();
         for (name, b) in file.benchmarks {
+            // `fixed:` (POL004) and `reference:` (POL005) values: checks
+            // of the logs, and values configs are compared with (POL009).
             let mut config_fixed: BTreeMap<String, Pinned> = BTreeMap::new();
-            for (key, value) in &b.reference {
-                config_fixed.insert(
-                    key.clone(),
-                    Pinned {
-                        value: value.clone(),
-                        rule: format!("{path}#benchmarks.{name}.reference.{key}"),
-                    },
-                );
-            }
-            for (key, value) in &b.fixed {
-                config_fixed.insert(
-                    key.clone(),
-                    Pinned {
-                        value: value.clone(),
-                        rule: format!("{path}#benchmarks.{name}.fixed.{key}"),
-                    },
-                );
-            }
             let mut checks = Vec::new();
-            for (key, want) in &b.fixed {
-                let literal = serde_json::to_string(want).map_err(|e| invalid(e.to_string()))?;
-                let source = match want {
-                    serde_json::Value::Number(_) => {
-                        format!("isclose(v.value, {literal}, rel_tol=1e-9)")
-                    }
-                    _ => format!("v.value == {literal}"),
-                };
-                checks.push(ValueCheck {
-                    key: key.clone(),
-                    expr: compile(&path, &format!("{name}.fixed.{key}"), &source)?,
-                    source: format!("{key} == {literal}"),
-                    definite: true,
-                    why: "rules table: the value is fixed for the closed division".into(),
-                });
+            for (field, values, definite, why) in [
+                (
+                    "reference",
+                    &b.reference,
+                    false,
+                    "the reference's value: hyperparameters the rules table does not make tunable equal the reference",
+                ),
+                (
+                    "fixed",
+                    &b.fixed,
+                    true,
+                    "rules table: the value is fixed for the closed division",
+                ),
+            ] {
+                for (key, want) in values {
+                    let literal =
+                        serde_json::to_string(want).map_err(|e| invalid(e.to_string()))?;
+                    let source = match want {
+                        serde_json::Value::Number(_) => {
+                            format!("isclose(v.value, {literal}, rel_tol=1e-9)")
+                        }
+                        _ => format!("v.value == {literal}"),
+                    };
+                    checks.push(ValueCheck {
+                        key: key.clone(),
+                        expr: compile(&path, &format!("{name}.{field}.{key}"), &source)?,
+                        source: format!("{key} == {literal}"),
+                        definite,
+                        why: why.into(),
+                    });
+                    config_fixed.insert(
+                        key.clone(),
+                        Pinned {
+                            value: want.clone(),
+                            rule: format!("{path}#benchmarks.{name}.{field}.{key}"),
+                        },
+                    );
+                }
             }
-            for (key, want) in &b.reference {
-                let literal = serde_json::to_string(want).map_err(|e| invalid(e.to_string()))?;
-                let source = match want {
-                    serde_json::Value::Number(_) => {
-                        format!("isclose(v.value, {literal}, rel_tol=1e-9)")
-                    }
-                    _ => format!("v.value == {literal}"),
-                };
-                checks.push(ValueCheck {
-                    key: key.clone(),
-                    expr: compile(&path, &format!("{name}.reference.{key}"), &source)?,
-                    source: format!("{key} == {literal}"),
-                    definite: false,
-                    why: "the reference's value: hyperparameters the rules table does not make tunable equal the reference".into(),
-                });
-            }
+            // Fixed values first, as the file lists them.
+            checks.sort_by_key(|c| !c.definite);
             for c in b.checks {
                 let definite = match c.severity.as_str() {
                     "error" => true,
