@@ -1343,7 +1343,7 @@ mod tests {
         use crate::check::policy::test_support::{files_under, fixtures, rules};
         let rules = rules();
         let open = Prefilter::new(
-            &["[a-z0-9_]*".to_string()],
+            &[crate::check::policy::prefilter::Need::one("[a-z0-9_]*")],
             &[],
             &BTreeMap::new(),
             &Default::default(),

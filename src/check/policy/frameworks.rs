@@ -5,6 +5,7 @@
 //! mllog names. Matching is by key path and value, in normal form
 //! ([`super::signals::normalize`]); this module only compiles and runs it.
 
+use super::prefilter::Need;
 use crate::finding::{code, Severity};
 use regex::Regex;
 use serde::Deserialize;
@@ -120,11 +121,9 @@ pub struct Frameworks {
     /// Normalised framework optimizer name → mllog name.
     pub optimizers: BTreeMap<String, String>,
     same_optimizers: Vec<Vec<String>>,
-    /// Word patterns a file's normalised text must contain for any setting
-    /// to match in it (see [`super::prefilter`]).
-    pub text_patterns: Vec<String>,
-    /// The same for what is reported only outside vendored trees.
-    pub own_text_patterns: Vec<String>,
+    /// What a file's normalised text must contain for each setting to
+    /// match in it (see [`super::prefilter`]).
+    pub text_patterns: Vec<Need>,
     /// Word patterns one setting's key path and value (normal form) must
     /// contain for any framework setting to match it: each setting's key,
     /// else its value (a setting with both needs its key to match).
@@ -193,7 +192,6 @@ impl Frameworks {
         let (mut nkp, mut nki, mut nvp, mut nvi) = (vec![], vec![], vec![], vec![]);
         let mut optimizers = BTreeMap::new();
         let mut text_patterns = Vec::new();
-        let mut own_text_patterns = Vec::new();
         let mut entry_patterns = Vec::new();
         let mut own_entry_patterns = Vec::new();
         let mut same_optimizers = Vec::new();
@@ -209,7 +207,6 @@ impl Frameworks {
                     .map_err(|e| format!("{stem}: optimizer switch '{key}': {e}"))?;
                 switches.push((re, mllog.clone()));
                 // Optimizers are reported outside vendored trees only.
-                own_text_patterns.push(key.clone());
                 own_entry_patterns.push(key.clone());
             }
             for s in f.settings {
@@ -233,17 +230,22 @@ impl Frameworks {
                     }
                 }
                 let i = settings.len();
-                // What the file's text must contain: the trigger, else the
-                // key (a value alone may be as common as `true`), else the value.
+                // What a vendored file's text must contain (its settings
+                // are notes; a vendored tree is read only through this):
+                // the trigger and the key, else the key (a value alone may
+                // be as common as `true`), with the value when it is given,
+                // else the value. A value is a run of the text, or of
+                // another config's when it refers to a variable (such a
+                // file is scanned once one is set).
                 let text = match (&s.trigger, &s.key, &s.value) {
-                    (Some(t), _, _) => {
+                    (Some(t), k, _) => {
                         named.push((format!("{where_}: trigger"), value_re(t)));
                         triggers.push(value_re(t));
-                        t.clone()
+                        Need(std::iter::once(t).chain(k).cloned().collect())
                     }
-                    (None, Some(k), _) => k.clone(),
-                    (None, None, Some(v)) => v.clone(),
-                    (None, None, None) => String::new(),
+                    (None, Some(k), v) => Need(std::iter::once(k).chain(v).cloned().collect()),
+                    (None, None, Some(v)) => Need::one(v.clone()),
+                    (None, None, None) => Need(Vec::new()),
                 };
                 // Repeatability notes are only reported outside vendored trees.
                 let entry = s
@@ -252,7 +254,6 @@ impl Frameworks {
                     .or_else(|| s.value.clone())
                     .unwrap_or_default();
                 if s.code == code::POL050 {
-                    own_text_patterns.push(text);
                     own_entry_patterns.push(entry);
                 } else {
                     text_patterns.push(text);
@@ -339,7 +340,6 @@ impl Frameworks {
             optimizers,
             same_optimizers,
             text_patterns,
-            own_text_patterns,
         );
         let optimizer_key = Regex::new(&key_re(optimizer_key))
             .map_err(|e| format!("optimizer_key (signals.yaml): {e}"))?;
@@ -365,8 +365,7 @@ impl Frameworks {
         nvi: Vec<usize>,
         optimizers: BTreeMap<String, String>,
         same_optimizers: Vec<Vec<String>>,
-        text_patterns: Vec<String>,
-        own_text_patterns: Vec<String>,
+        text_patterns: Vec<Need>,
     ) -> Result<Frameworks, String> {
         // The four sets are compiled in parallel (the largest part of the
         // policy pack's start-up), errors in this order.
@@ -376,7 +375,6 @@ impl Frameworks {
         );
         Ok(Frameworks {
             text_patterns,
-            own_text_patterns,
             entry_patterns: Vec::new(),
             own_entry_patterns: Vec::new(),
             settings,

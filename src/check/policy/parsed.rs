@@ -267,8 +267,14 @@ fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
     }
     let vendored = vendored(rules, f);
     // Shell files are always read: their assignments resolve variables in
-    // the other configs.
-    let scan = format == Format::Shell || rules.prefilter.may_match(&bytes, !vendored);
+    // the other configs. So is every config outside vendored trees (it is
+    // parsed for the config-against-log check anyway): a setting's key
+    // path joins its parents' keys, which may sit lines apart in the text
+    // (`comm:`, `name: x`, `dtype: int8`), where no look at the text alone
+    // can see `comm_dtype`. A vendored framework tree (thousands of
+    // upstream examples, whose settings are notes) is read only where the
+    // prefilter finds each of a setting's words as a run of the text.
+    let scan = format == Format::Shell || !vendored || rules.prefilter.may_match(&bytes, false);
     // A file ruled out may still take a value from a variable another
     // config sets: what it refers to is kept (with its bytes, when they
     // would not be parsed), for when the variables are known.

@@ -30,91 +30,229 @@ pub struct Prefilter {
     own: Part,
 }
 
-/// Patterns with their anchors and regexes. A regex that cannot be built
+/// What a text must hold for one setting or signal family to match in it:
+/// every one of these word patterns (in normal form), each as a run of the
+/// text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Need(pub Vec<String>);
+
+impl Need {
+    /// A need of one pattern.
+    pub fn one(p: impl Into<String>) -> Need {
+        Need(vec![p.into()])
+    }
+}
+
+/// Needs with their patterns, anchors and regexes, laid out the first time
+/// they are tried. A need's first pattern is its head, the one looked for
+/// (its trigger or key, chosen rare); only where a head is found are the
+/// rest of its need tried, on the whole text. A regex that cannot be built
 /// lets everything through: the prefilter may only save work, never lose
 /// a finding.
 #[derive(Debug)]
 struct Part {
-    patterns: Vec<String>,
+    needs: Vec<Need>,
     /// How often words occur in configs (percent of files).
     frequency: BTreeMap<String, f64>,
     /// Shared with the other prefilters of the same rules.
     analyses: Arc<Analyses>,
+    layout: OnceLock<Layout>,
+}
+
+#[derive(Debug)]
+struct Layout {
+    /// The distinct heads.
+    patterns: Vec<String>,
+    /// For each head: the rest of each need it heads (indices into
+    /// `others`); an empty one is met by the head alone.
+    rest: Vec<Vec<Vec<u32>>>,
+    /// Every need is met by its head alone.
+    single: bool,
     anchors: OnceLock<Anchors>,
-    /// Each pattern's regex (`(?:^|_)(?:p)(?:_|$)`), built on first use.
+    /// Each head's regex (`(?:^|_)(?:p)(?:_|$)`), built on first use.
     regexes: Vec<OnceLock<Option<Matcher>>>,
-    /// The patterns without anchors, in one regex, tried on the whole text.
+    /// The heads without anchors, in one regex, tried on the whole text.
     unanchored: OnceLock<Option<Matcher>>,
+    /// The other patterns of the needs, and their regexes.
+    others: Vec<String>,
+    other_regexes: Vec<OnceLock<Option<Matcher>>>,
+}
+
+fn index_of(p: &str, list: &mut Vec<String>) -> u32 {
+    match list.iter().position(|q| q == p) {
+        Some(i) => i as u32,
+        None => {
+            list.push(p.to_string());
+            (list.len() - 1) as u32
+        }
+    }
+}
+
+impl Layout {
+    fn new(needs: &[Need]) -> Layout {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut others: Vec<String> = Vec::new();
+        let mut rest: Vec<Vec<Vec<u32>>> = Vec::new();
+        for need in needs {
+            let Some((head, tail)) = need.0.split_first() else {
+                continue;
+            };
+            let h = index_of(head, &mut patterns) as usize;
+            if rest.len() <= h {
+                rest.resize(h + 1, Vec::new());
+            }
+            let mut t: Vec<u32> = tail
+                .iter()
+                .filter(|p| *p != head)
+                .map(|p| index_of(p, &mut others))
+                .collect();
+            t.sort_unstable();
+            t.dedup();
+            if !rest[h].contains(&t) {
+                rest[h].push(t);
+            }
+        }
+        Layout {
+            single: rest.iter().all(|r| r.iter().any(Vec::is_empty)),
+            regexes: patterns.iter().map(|_| OnceLock::new()).collect(),
+            other_regexes: others.iter().map(|_| OnceLock::new()).collect(),
+            patterns,
+            rest,
+            anchors: OnceLock::new(),
+            unanchored: OnceLock::new(),
+            others,
+        }
+    }
+}
+
+/// One text's whole normal form, made the first time a need's rest is
+/// tried, and the heads whose needs were tried already.
+struct Rest<'t> {
+    text: &'t [u8],
+    normal: bool,
+    whole: Option<Vec<u8>>,
+    done: Vec<bool>,
+}
+
+impl Rest<'_> {
+    /// Whether a need head `p` heads is met (its head was found).
+    fn met(&mut self, l: &Layout, p: usize) -> bool {
+        let Some(needs) = l.rest.get(p) else {
+            return true;
+        };
+        if needs.iter().any(Vec::is_empty) {
+            return true;
+        }
+        if self.done.is_empty() {
+            self.done = vec![false; l.patterns.len()];
+        }
+        if std::mem::replace(&mut self.done[p], true) {
+            return false;
+        }
+        let (text, normal) = (self.text, self.normal);
+        let whole = self.whole.get_or_insert_with(|| {
+            if normal {
+                text.to_vec()
+            } else {
+                normalize_text(text)
+            }
+        });
+        needs
+            .iter()
+            .any(|t| t.iter().all(|&o| other_matches(l, o as usize, whole)))
+    }
+}
+
+fn other_matches(l: &Layout, i: usize, norm: &[u8]) -> bool {
+    let (Some(cell), Some(p)) = (l.other_regexes.get(i), l.others.get(i)) else {
+        return true;
+    };
+    cell.get_or_init(|| build(&words(std::slice::from_ref(p))).ok())
+        .as_ref()
+        .is_none_or(|r| r.is_match(norm))
 }
 
 impl Part {
-    fn new(pats: &[String], frequency: &BTreeMap<String, f64>, analyses: &Arc<Analyses>) -> Part {
+    fn new(needs: &[Need], frequency: &BTreeMap<String, f64>, analyses: &Arc<Analyses>) -> Part {
         Part {
-            patterns: pats.to_vec(),
+            needs: needs.to_vec(),
             frequency: frequency.clone(),
             analyses: Arc::clone(analyses),
-            anchors: OnceLock::new(),
-            regexes: pats.iter().map(|_| OnceLock::new()).collect(),
-            unanchored: OnceLock::new(),
+            layout: OnceLock::new(),
         }
     }
 
-    fn anchors(&self) -> &Anchors {
-        self.anchors
-            .get_or_init(|| Anchors::new(&self.patterns, &self.frequency, &self.analyses))
+    fn layout(&self) -> &Layout {
+        self.layout.get_or_init(|| Layout::new(&self.needs))
+    }
+
+    fn anchors<'a>(&self, l: &'a Layout) -> &'a Anchors {
+        l.anchors
+            .get_or_init(|| Anchors::new(&l.patterns, &self.frequency, &self.analyses))
     }
 
     /// Whether `text` may match; `normal`: it is in normal form already.
     fn may_match(&self, text: &[u8], normal: bool) -> bool {
-        if self.patterns.is_empty() {
+        let l = self.layout();
+        if l.patterns.is_empty() {
             return false;
         }
-        let a = self.anchors();
+        let a = self.anchors(l);
+        let mut rest = Rest {
+            text,
+            normal,
+            whole: None,
+            done: Vec::new(),
+        };
         let anchored = a.any_span(text, normal, |span, pats| {
             with_normal(span, normal, |norm| {
-                pats.iter().any(|&p| self.tried(a, p as usize, norm))
+                pats.iter()
+                    .any(|&p| self.tried(l, a, p as usize, norm) && rest.met(l, p as usize))
             })
         });
         match anchored {
             Some(true) => true,
-            Some(false) => {
-                !a.unanchored.is_empty()
-                    && with_normal(text, normal, |norm| {
-                        self.unanchored
-                            .get_or_init(|| {
-                                let pats: Vec<String> = a
-                                    .unanchored
-                                    .iter()
-                                    .filter_map(|&i| self.patterns.get(i).cloned())
-                                    .collect();
-                                build(&words(&pats)).ok()
-                            })
-                            .as_ref()
-                            .is_none_or(|r| r.is_match(norm))
+            Some(false) if a.unanchored.is_empty() => false,
+            Some(false) if l.single => with_normal(text, normal, |norm| {
+                l.unanchored
+                    .get_or_init(|| {
+                        let pats: Vec<String> = a
+                            .unanchored
+                            .iter()
+                            .filter_map(|&i| l.patterns.get(i).cloned())
+                            .collect();
+                        build(&words(&pats)).ok()
                     })
-            }
+                    .as_ref()
+                    .is_none_or(|r| r.is_match(norm))
+            }),
+            Some(false) => with_normal(text, normal, |norm| {
+                a.unanchored
+                    .iter()
+                    .any(|&p| pattern_matches(l, p, norm) && rest.met(l, p))
+            }),
             // No search: every pattern on the whole text.
             None => with_normal(text, normal, |norm| {
-                (0..self.patterns.len()).any(|p| self.tried(a, p, norm))
+                (0..l.patterns.len()).any(|p| self.tried(l, a, p, norm) && rest.met(l, p))
             }),
         }
     }
 
-    /// Whether pattern `i` matches `norm`: by its literals when they are
-    /// the whole pattern, else by its regex.
-    fn tried(&self, a: &Anchors, i: usize, norm: &[u8]) -> bool {
+    /// Whether head `i` matches `norm`: by its literals when they are the
+    /// whole pattern, else by its regex.
+    fn tried(&self, l: &Layout, a: &Anchors, i: usize, norm: &[u8]) -> bool {
         a.exact_match(i, norm)
-            .unwrap_or_else(|| self.pattern_matches(i, norm))
+            .unwrap_or_else(|| pattern_matches(l, i, norm))
     }
+}
 
-    fn pattern_matches(&self, i: usize, norm: &[u8]) -> bool {
-        let (Some(cell), Some(p)) = (self.regexes.get(i), self.patterns.get(i)) else {
-            return true;
-        };
-        cell.get_or_init(|| build(&words(std::slice::from_ref(p))).ok())
-            .as_ref()
-            .is_none_or(|r| r.is_match(norm))
-    }
+fn pattern_matches(l: &Layout, i: usize, norm: &[u8]) -> bool {
+    let (Some(cell), Some(p)) = (l.regexes.get(i), l.patterns.get(i)) else {
+        return true;
+    };
+    cell.get_or_init(|| build(&words(std::slice::from_ref(p))).ok())
+        .as_ref()
+        .is_none_or(|r| r.is_match(norm))
 }
 
 /// Calls `f` with `text` in normal form (put there in a buffer kept per
@@ -161,8 +299,8 @@ impl Prefilter {
     /// Each pattern was compiled where it is matched (signals,
     /// frameworks), so rule data errors are reported there.
     pub(super) fn new(
-        patterns: &[String],
-        own: &[String],
+        patterns: &[Need],
+        own: &[Need],
         frequency: &BTreeMap<String, f64>,
         analyses: &Arc<Analyses>,
     ) -> Prefilter {
@@ -334,8 +472,8 @@ mod tests {
             assert_eq!(text.trim_matches('_'), normalize(s));
         }
         let p = Prefilter::new(
-            &["power_?sgd([a-z0-9]*)".into()],
-            &["optim".into()],
+            &[Need::one("power_?sgd([a-z0-9]*)")],
+            &[Need::one("optim")],
             &BTreeMap::new(),
             &Default::default(),
         );
@@ -343,20 +481,76 @@ mod tests {
         assert!(!p.may_match(b"hook: allreduce_hook\noptim: sgd", false));
         assert!(p.may_match(b"optim:\n  name: sgd", true));
     }
+
+    /// A need of several patterns is met only when the text holds each,
+    /// wherever they are; its head alone is not enough.
+    #[test]
+    fn a_need_is_met_by_all_its_patterns() {
+        let p = Prefilter::new(
+            &[
+                Need(vec!["async".into(), "algorithm|algo".into()]),
+                Need::one("power_?sgd"),
+            ],
+            &[],
+            &BTreeMap::new(),
+            &Default::default(),
+        );
+        assert!(!p.may_match(b"async_save: true\nckpt: x", false));
+        assert!(p.may_match(b"algorithm:\n  lr: 1\n  name: async", false));
+        assert!(p.may_match(b"bagua:\n  algo: ASYNC", false));
+        assert!(p.may_match(b"hook: PowerSGD", false));
+        assert!(!p.may_match(b"algo: sync\nasyncio: 1", false));
+    }
+}
+
+/// What the prefilter must answer, worked out the slow way: every pattern
+/// tried on the whole text in normal form, a need met when each of its
+/// patterns matches.
+#[cfg(test)]
+struct Reference {
+    each: Matcher,
+    needs: Vec<Vec<usize>>,
+}
+
+#[cfg(test)]
+impl Reference {
+    fn of(part: &Part) -> Reference {
+        let mut pats: Vec<String> = Vec::new();
+        let needs = part
+            .needs
+            .iter()
+            .map(|n| {
+                n.0.iter()
+                    .map(|p| index_of(p, &mut pats) as usize)
+                    .collect()
+            })
+            .collect();
+        let each: Vec<String> = pats
+            .iter()
+            .map(|p| words(std::slice::from_ref(p)))
+            .collect();
+        Reference {
+            each: Matcher::new(&each, true).unwrap_or_else(|e| panic!("{e}")),
+            needs,
+        }
+    }
+
+    fn holds(&self, norm: &[u8]) -> bool {
+        let found = self.each.which(norm);
+        self.needs
+            .iter()
+            .any(|n: &Vec<usize>| !n.is_empty() && n.iter().all(|i| found.contains(i)))
+    }
 }
 
 #[cfg(test)]
 mod equivalence {
     use super::*;
 
-    /// The whole text in normal form, tried with one regex of every
-    /// pattern: what the prefilter did before it looked for anchors.
+    /// The whole text in normal form, tried with every pattern: what the
+    /// prefilter did before it looked for anchors.
     fn whole(part: &Part, text: &[u8]) -> bool {
-        if part.patterns.is_empty() {
-            return false;
-        }
-        let re = build(&words(&part.patterns)).unwrap_or_else(|e| panic!("{e}"));
-        re.is_match(&normalize_text(text))
+        Reference::of(part).holds(&normalize_text(text))
     }
 
     /// `stale_grad` as `staleGrad`: separators dropped, the next letter
@@ -466,14 +660,13 @@ mod corpus_equivalence {
             return;
         };
         let p = &rules.prefilter;
-        let whole = [&p.base, &p.own]
-            .map(|part| build(&words(&part.patterns)).unwrap_or_else(|e| panic!("{e}")));
+        let whole = [&p.base, &p.own].map(Reference::of);
         let (mut files, mut hits) = (0, 0);
         for (path, bytes) in &configs {
             files += 1;
             let norm = normalize_text(bytes);
             for (k, part) in [&p.base, &p.own].into_iter().enumerate() {
-                let want = whole[k].is_match(&norm);
+                let want = whole[k].holds(&norm);
                 assert_eq!(part.may_match(bytes, false), want, "{}", path.display());
                 hits += usize::from(want);
             }
@@ -485,7 +678,7 @@ mod corpus_equivalence {
     /// Megatron-LM is parsing the configs the prefilter lets through. A
     /// pattern found in many configs (a setting's key as common as
     /// `pipeline`, which every Megatron config holds) parses most of them:
-    /// each pattern of the vendored-tree part matches under 5% of the
+    /// each head (what is looked for first) matches under 5% of the
     /// corpus configs. A setting whose key is that common needs a
     /// `trigger` (its value's words).
     #[test]
@@ -494,7 +687,7 @@ mod corpus_equivalence {
         let Some(configs) = corpus_configs(&rules) else {
             return;
         };
-        let base = &rules.prefilter.base.patterns;
+        let base = &rules.prefilter.base.layout().patterns;
         let each: Vec<String> = base
             .iter()
             .map(|p| words(std::slice::from_ref(p)))

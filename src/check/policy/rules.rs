@@ -4,7 +4,7 @@
 //! pack fails at load with the file named, never while checking.
 
 use super::frameworks::{FrameworkFile, Frameworks};
-use super::prefilter::Prefilter;
+use super::prefilter::{Need, Prefilter};
 use super::signals::{SignalMatcher, SignalsFile};
 use crate::check::rules::expr::{self, Expr};
 use crate::rulebook::codes::CodeRegistry;
@@ -365,17 +365,25 @@ impl PolicyRules {
         })?;
         let config_log = config_log?;
         let frameworks = frameworks?.map_err(|message| DataError::new(source, &fw_dir, message))?;
-        let mut words = signals.patterns.clone();
+        let mut words: Vec<Need> = signals.patterns.iter().cloned().map(Need::one).collect();
         words.extend(frameworks.text_patterns.iter().cloned());
-        let mut own = frameworks.own_text_patterns.clone();
-        own.push(optimizer_key.clone());
         let common = &signals.config_files.word_frequency;
         let analyses = std::sync::Arc::default();
-        let prefilter = Prefilter::new(&words, &own, common, &analyses);
-        let mut entry_words = signals.patterns.clone();
-        entry_words.extend(frameworks.entry_patterns.iter().cloned());
-        let mut entry_own = frameworks.own_entry_patterns.clone();
-        entry_own.push(optimizer_key);
+        let prefilter = Prefilter::new(&words, &[], common, &analyses);
+        let entry_words: Vec<Need> = signals
+            .patterns
+            .iter()
+            .chain(&frameworks.entry_patterns)
+            .cloned()
+            .map(Need::one)
+            .collect();
+        let entry_own: Vec<Need> = frameworks
+            .own_entry_patterns
+            .iter()
+            .chain(std::iter::once(&optimizer_key))
+            .cloned()
+            .map(Need::one)
+            .collect();
         let entry_gate = Prefilter::new(&entry_words, &entry_own, common, &analyses);
         let mut help = BTreeMap::new();
         let fw_codes: Vec<String> = frameworks.settings.iter().map(|s| s.code.clone()).collect();
