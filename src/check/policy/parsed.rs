@@ -233,7 +233,7 @@ fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
     if cf.skipped(&name) {
         return Err(Slot::NotConfig);
     }
-    let format = configs::format_of(&name, &cf.extensions, &cf.names).ok_or(Slot::NotConfig)?;
+    let format = cf.format(&name).ok_or(Slot::NotConfig)?;
     let path = f.file.path.as_str();
     let unreadable = |e: std::io::Error| {
         Slot::Failed(Box::new(

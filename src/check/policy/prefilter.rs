@@ -637,8 +637,7 @@ mod corpus_equivalence {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            if crate::check::policy::configs::format_of(&name, &cf.extensions, &cf.names).is_none()
-            {
+            if cf.format(&name).is_none() {
                 continue;
             }
             let Ok(bytes) = std::fs::read(&path) else {

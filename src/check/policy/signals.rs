@@ -62,6 +62,10 @@ pub struct ConfigFiles {
     /// the prefilter to look for the rarest word of each pattern.
     #[serde(default)]
     pub word_frequency: BTreeMap<String, f64>,
+    /// Endings of config templates (`config.yaml.j2`): such a file is read
+    /// as what the rest of its name says it renders to.
+    #[serde(default, deserialize_with = "lower_case_names")]
+    pub template_suffixes: Vec<String>,
 }
 
 fn lower_case_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -70,6 +74,22 @@ fn lower_case_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String
 }
 
 impl ConfigFiles {
+    /// The format a file of this name is read in: by its name or ending,
+    /// else, for a template, by the name it renders to; `None`: not a
+    /// config.
+    pub fn format(&self, name: &str) -> Option<super::configs::Format> {
+        use super::configs::format_of;
+        if let Some(f) = format_of(name, &self.extensions, &self.names) {
+            return Some(f);
+        }
+        let (stem, ext) = name.rsplit_once('.')?;
+        self.template_suffixes
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(ext))
+            .then(|| format_of(stem, &self.extensions, &self.names))
+            .flatten()
+    }
+
     /// Whether a file of this name is never read (`skip_names`; asked of
     /// every implementation file).
     pub fn skipped(&self, name: &str) -> bool {
