@@ -595,7 +595,8 @@ fn repeatability_notes_are_a_section_of_their_own() {
 /// (`benchmarks/<bm>/implementations/<SYSTEM>/`) that sets another learning
 /// rate or optimizer than the run logged is POL008 at the config line and
 /// at the log line; defaults overridden by the system's config, fused
-/// variants of the logged optimizer and another system's config are quiet.
+/// variants of the logged optimizer, a learning rate per 2048 samples the
+/// run scales by its batch and another system's config are quiet.
 #[test]
 fn a_config_against_the_log_of_its_own_run() {
     let bin = env!("CARGO_BIN_EXE_mlaudit");
@@ -626,6 +627,9 @@ fn a_config_against_the_log_of_its_own_run() {
     // system's folder (pytorch/config_vendor.sh) exports the logged value:
     // the default is not the run's.
     assert_eq!(pol008("sourced"), Vec::<(String, u64)>::new());
+    // A learning rate given per 2048 samples, which the run scales by its
+    // global batch (Google's TF DLRM): the same setting.
+    assert_eq!(pol008("per_samples"), Vec::<(String, u64)>::new());
     let got = pol008("contradict");
     let cfg = "benchmarks/retinanet/implementations/example_system/";
     let mut want: Vec<(String, u64)> = vec![

@@ -55,6 +55,11 @@ struct HyperFile {
     /// index, from 0 (torch's `betas: [0.9, 0.999]`).
     #[serde(default)]
     item: Option<usize>,
+    /// When given, the config's value may be one per so many samples: a
+    /// run that scales it linearly logs it times its global batch size
+    /// over one of these (a learning rate per 2048 samples).
+    #[serde(default)]
+    per_samples: Vec<f64>,
     #[allow(dead_code)]
     why: String,
 }
@@ -67,6 +72,7 @@ struct Hyper {
     parent: Option<Regex>,
     mllog: Vec<String>,
     item: Option<usize>,
+    per_samples: Vec<f64>,
 }
 
 /// The compiled data.
@@ -90,11 +96,18 @@ impl ConfigLog {
             if h.mllog.is_empty() {
                 return Err(format!("hyperparameter '{}': no mllog key", h.key));
             }
+            if let Some(n) = h.per_samples.iter().find(|n| !n.is_finite() || **n <= 0.0) {
+                return Err(format!(
+                    "hyperparameter '{}': per_samples {n}: not a positive number",
+                    h.key
+                ));
+            }
             hypers.push(Hyper {
                 key: whole(&h.key, &h.key)?,
                 parent: h.parent.as_deref().map(|p| whole(&h.key, p)).transpose()?,
                 mllog: h.mllog,
                 item: h.item,
+                per_samples: h.per_samples,
             });
         }
         let t = file.relative_tolerance;
@@ -158,14 +171,45 @@ impl ConfigLog {
         }
     }
 
-    /// The MLLOG keys a log's facts must keep for [`check`].
+    /// Whether config value `config`, one per `per_samples` samples, is
+    /// `other` once scaled by a run's global batch size `batch` (within
+    /// the tolerance).
+    pub(super) fn agrees_scaled(
+        &self,
+        per_samples: &[f64],
+        config: &str,
+        other: &serde_json::Value,
+        batch: Option<f64>,
+    ) -> bool {
+        let (Ok(a), Some(b), Some(batch)) = (config.trim().parse::<f64>(), number(other), batch)
+        else {
+            return false;
+        };
+        per_samples.iter().any(|n| {
+            let scaled = a * batch / n;
+            (scaled - b).abs() <= self.tolerance * scaled.abs().max(b.abs())
+        })
+    }
+
+    /// The `per_samples` of the mappings of a key's own value that `path`
+    /// matches.
+    pub(super) fn per_samples(&self, path: &[String]) -> Vec<f64> {
+        matching(&self.hypers, path)
+            .flat_map(|h| h.per_samples.iter().copied())
+            .collect()
+    }
+
+    /// The MLLOG keys a log's facts must keep for [`check`] (the global
+    /// batch size for values given per so many samples).
     fn logged_keys(&self) -> impl Iterator<Item = &str> {
-        std::iter::once("opt_name").chain(
-            self.hypers
-                .iter()
-                .chain(&self.items)
-                .flat_map(|h| h.mllog.iter().map(String::as_str)),
-        )
+        std::iter::once("opt_name")
+            .chain(std::iter::once(BATCH))
+            .chain(
+                self.hypers
+                    .iter()
+                    .chain(&self.items)
+                    .flat_map(|h| h.mllog.iter().map(String::as_str)),
+            )
     }
 }
 
@@ -196,6 +240,9 @@ pub fn load(
         load_yaml(source, rel)?.ok_or_else(|| DataError::new(source, rel, "cannot be read"))?;
     ConfigLog::new(file).map_err(|message| DataError::new(source, rel, message))
 }
+
+/// The MLLOG key of a run's global batch size.
+const BATCH: &str = "global_batch_size";
 
 /// What one log said that a config may contradict: the first value and
 /// line of `opt_name` and of every key of the data.
@@ -231,6 +278,9 @@ pub(super) struct Set {
     pub(super) line: u64,
     pub(super) display: String,
     pub(super) value: String,
+    /// The value may be one per so many samples (its mapping's
+    /// `per_samples`).
+    pub(super) per_samples: Vec<f64>,
 }
 
 fn same_name(a: &str, b: &str) -> bool {
@@ -414,6 +464,7 @@ fn settings_with(
                                 line: e.line,
                                 display: list_display(e, &listed),
                                 value: v.trim().to_string(),
+                                per_samples: Vec::new(),
                             });
                         }
                     }
@@ -436,12 +487,14 @@ fn settings_with(
             if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
                 continue;
             }
+            let per_samples = rules.config_log.per_samples(&e.path);
             for v in expand(&e.value, &env, &local) {
                 let set = |value: String| Set {
                     path: f.file.path.clone(),
                     line: e.line,
                     display: e.display.chars().take(120).collect(),
                     value,
+                    per_samples: per_samples.clone(),
                 };
                 if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v), &v) {
                     out.entry("opt_name".into())
@@ -550,9 +603,13 @@ fn contradictions(
                         || rules.frameworks.same_optimizer(&s.value, name)
                 })
             } else {
-                given
-                    .iter()
-                    .any(|s| rules.config_log.agrees(&s.value, value))
+                let batch = run.logged.values.get(BATCH).and_then(|(v, _)| number(v));
+                given.iter().any(|s| {
+                    rules.config_log.agrees(&s.value, value)
+                        || rules
+                            .config_log
+                            .agrees_scaled(&s.per_samples, &s.value, value, batch)
+                })
             };
             if !ok {
                 against.push((run, mllog, value, *line));
@@ -619,6 +676,28 @@ fn contradictions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A learning rate given per 2048 samples (Google's TF DLRM
+    /// `--learning_rate 0.887`) agrees with the 23.949 a run of 55296
+    /// samples a step logs, through the data's `per_samples` of the
+    /// `learning_rate` key; `lr` keys and betas do not scale.
+    #[test]
+    fn values_per_samples_scale_with_the_batch() {
+        let rules = crate::check::policy::test_support::rules();
+        let c = &rules.config_log;
+        let per = c.per_samples(&["learning_rate".to_string()]);
+        assert_eq!(per, [2048.0]);
+        let v = serde_json::json!(23.949);
+        assert!(c.agrees_scaled(&per, "0.887", &v, Some(55296.0)));
+        assert!(!c.agrees_scaled(&per, "0.887", &v, Some(65536.0)));
+        assert!(!c.agrees_scaled(&per, "0.887", &v, None));
+        // NVIDIA's LR, NeMo's optim.lr and betas are the value itself.
+        assert!(c.per_samples(&["LR".to_string()]).is_empty());
+        assert!(c
+            .per_samples(&["optim".to_string(), "lr".to_string()])
+            .is_empty());
+        assert!(c.per_samples(&["opt_lamb_beta_1".to_string()]).is_empty());
+    }
 
     #[test]
     fn names_and_folders() {
