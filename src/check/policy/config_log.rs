@@ -699,6 +699,30 @@ mod tests {
         assert!(c.per_samples(&["opt_lamb_beta_1".to_string()]).is_empty());
     }
 
+    /// `per_samples` must be positive numbers: a zero would divide by it.
+    #[test]
+    fn per_samples_must_be_positive() {
+        for bad in [0.0, -2048.0, f64::NAN, f64::INFINITY] {
+            let e = ConfigLog::new(ConfigLogFile {
+                relative_tolerance: 1e-6,
+                checkpoint_keys: Vec::new(),
+                hyperparameters: vec![HyperFile {
+                    mllog: vec!["opt_base_learning_rate".into()],
+                    key: "learning_rate".into(),
+                    parent: None,
+                    item: None,
+                    per_samples: vec![2048.0, bad],
+                    why: String::new(),
+                }],
+            })
+            .expect_err("a bad per_samples is an error");
+            assert!(
+                e.contains("learning_rate") && e.contains("per_samples"),
+                "{e}"
+            );
+        }
+    }
+
     #[test]
     fn names_and_folders() {
         assert!(same_name("G894-AD1_pytorch", "g894_ad1_PyTorch"));
