@@ -899,3 +899,38 @@ fn settings_under_a_shell_condition() {
     .collect();
     assert_eq!(got, want, "{on:#?}");
 }
+
+/// A folder named like a vendored framework tree (`nemo`) that holds the
+/// implementation's own run scripts is the implementation's framework
+/// folder (v5.1 GigaComputing: `implementations/MI355X/nemo/`): a
+/// forbidden setting there, or below it, keeps its full severity. A NeMo
+/// clone inside it, or beside another implementation's run script, is
+/// still vendored: the same setting there is a note.
+#[test]
+fn a_framework_folder_with_run_scripts_is_not_vendored() {
+    let r = rules("5.1.0");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/vendored/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&r, &sub.implementation_files);
+    let got: BTreeSet<(String, String, Severity)> = found
+        .iter()
+        .map(|f| (tail(&f.path), f.code.to_string(), f.severity))
+        .collect();
+    let i = "llama31_8b/implementations/";
+    let want: BTreeSet<(String, String, Severity)> = [
+        ("MI355X/nemo/config_MI355X_1x8x1.sh", Severity::Error),
+        ("MI355X/nemo/conf/train.yaml", Severity::Error),
+        (
+            "MI355X/nemo/NeMo/examples/conf/example.yaml",
+            Severity::Note,
+        ),
+        (
+            "B200/pytorch/NeMo/examples/conf/example.yaml",
+            Severity::Note,
+        ),
+    ]
+    .into_iter()
+    .map(|(p, s)| (format!("{i}{p}"), "POL014".to_string(), s))
+    .collect();
+    assert_eq!(got, want, "{found:#?}");
+}

@@ -226,7 +226,7 @@ fn configs_stage(
             Cache::open(dir, &root, &opts.usage, &opts.ruleset, configs, &known)
         });
     if let Some(out) = cache.as_ref().and_then(Cache::load) {
-        let parsed = policy::parsed::ParsedConfigs::from_entries(configs.len(), out.own);
+        let parsed = policy::parsed::ParsedConfigs::from_entries(p, configs, out.own);
         return (parsed, (out.findings, out.notes));
     }
     let read_at = cache::now();
@@ -237,7 +237,7 @@ fn configs_stage(
         let out = StageOutput {
             findings,
             notes,
-            own: parsed.own_entries(p, configs),
+            own: parsed.own_entries(configs),
         };
         c.store(&out, read_at);
         return (parsed, (out.findings, out.notes));

@@ -29,7 +29,7 @@ use super::interpolate;
 use super::parsed::ParsedConfigs;
 use super::rules::Pinned;
 use super::scope;
-use super::{vendored, PolicyRules};
+use super::PolicyRules;
 use crate::discover::tree::ImplFile;
 use crate::finding::{code, Finding};
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,7 +50,7 @@ fn implementations<'a>(
             .get(f.benchmark.as_str())
             .is_some_and(|p| !p.config_fixed.get().is_empty());
         let entries = parsed.entries(i).filter(|_| fixes)?;
-        (!vendored(rules, f) && !rules.config_log.is_checkpoint(entries)).then_some(i)
+        (!parsed.vendored(i) && !rules.config_log.is_checkpoint(entries)).then_some(i)
     });
     scope::implementations(files, linked)
 }

@@ -350,7 +350,7 @@ pub fn check(
         let mine: Vec<usize> = files
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.benchmark == *bm && !super::vendored(rules, f))
+            .filter(|&(i, f)| f.benchmark == *bm && !parsed.vendored(i))
             .map(|(i, _)| i)
             .collect();
         if mine.is_empty() {

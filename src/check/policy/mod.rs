@@ -451,13 +451,20 @@ pub fn check_parsed_configs(
                     .get(&i)
                     .or_else(|| env_of[i].and_then(|g| envs.get(g)))
                     .unwrap_or(&empty);
-                let mut found = entry_findings(rules, f, entries, env, false);
+                let mut found = entry_findings(rules, f, parsed.vendored(i), entries, env, false);
                 // Ruled out by its text, but a variable it refers to is
                 // set by another config: its settings that refer to one
                 // are scanned with the values they take.
                 if parsed.references(i).iter().any(|n| env.assigns(n)) {
                     if let Some(all) = parsed.referring(i) {
-                        found.extend(entry_findings(rules, f, &all, env, true));
+                        found.extend(entry_findings(
+                            rules,
+                            f,
+                            parsed.vendored(i),
+                            &all,
+                            env,
+                            true,
+                        ));
                     }
                 }
                 found
@@ -484,37 +491,53 @@ pub fn check_parsed_configs(
     out
 }
 
-/// Whether a file sits in a vendored framework tree inside its
-/// implementation (`<impl>/NeMo/examples/...`).
-pub(crate) fn vendored(rules: &PolicyRules, f: &ImplFile) -> bool {
-    // benchmarks/<bm>/[implementations/]<impl>/<dirs...>/<file>, read
-    // without collecting the parts (called twice for each of thousands of
-    // vendored files).
-    let mut parts = f.file.path.split('/');
-    if !parts
-        .by_ref()
-        .any(|p| p == "benchmarks" || p == "benchmark")
-    {
+/// Which of `files` sit in a vendored framework tree inside their
+/// implementation (`<impl>/NeMo/examples/...`), by index. A folder named
+/// like a vendored tree (`nemo`, `megatron`) that holds the
+/// implementation's own run scripts (`config_files.implementation_markers`:
+/// `run_and_time.sh`, `config_*.sh`) is the implementation's framework
+/// folder (`implementations/MI355X/nemo/`), not a copy of upstream: what
+/// its configs set is the run's, with its full severity.
+pub(crate) fn vendored_files(rules: &PolicyRules, files: &[ImplFile]) -> Vec<bool> {
+    let cf = &rules.signals.config_files;
+    let own: std::collections::HashSet<&str> = files
+        .iter()
+        .filter_map(|f| {
+            let (dir, name) = f.file.path.rsplit_once('/')?;
+            cf.marks_implementation(name).then_some(dir)
+        })
+        .collect();
+    files.iter().map(|f| vendored_in(rules, f, &own)).collect()
+}
+
+/// Whether `f` sits in a vendored tree: a folder below its implementation
+/// folder (benchmarks/<bm>/[implementations/]<impl>/<dirs...>/<file>) is
+/// named like one and is not in `own` (folders holding run scripts).
+fn vendored_in(rules: &PolicyRules, f: &ImplFile, own: &std::collections::HashSet<&str>) -> bool {
+    let path = f.file.path.as_str();
+    // The folders of the path, each with where it starts.
+    let mut dirs: Vec<(usize, &str)> = Vec::new();
+    let mut start = 0;
+    for (i, _) in path.match_indices('/') {
+        dirs.push((start, &path[start..i]));
+        start = i + 1;
+    }
+    let Some(b) = dirs
+        .iter()
+        .position(|&(_, d)| d == "benchmarks" || d == "benchmark")
+    else {
         return false;
+    };
+    // Past `benchmarks/<bm>/`, `implementations/` and the implementation.
+    let mut k = b + 2;
+    if dirs.get(k).map(|&(_, d)| d) == Some("implementations") {
+        k += 1;
     }
-    parts.next();
-    let mut rest = parts.peekable();
-    if rest.peek() == Some(&"implementations") {
-        rest.next();
-    }
-    // The implementation folder.
-    rest.next();
+    k += 1;
     let v = &rules.signals.config_files.vendored;
-    while let Some(d) = rest.next() {
-        if rest.peek().is_none() {
-            // The file name.
-            return false;
-        }
-        if v.iter().any(|x| x.eq_ignore_ascii_case(d)) {
-            return true;
-        }
-    }
-    false
+    dirs.get(k..).unwrap_or_default().iter().any(|&(s, d)| {
+        v.iter().any(|x| x.eq_ignore_ascii_case(d)) && !own.contains(&path[..s + d.len()])
+    })
 }
 
 /// The findings of one config text (`path` names it), read alone (no
@@ -536,7 +559,8 @@ pub fn config_text_findings(
             fs: std::path::PathBuf::from(path),
         },
     };
-    entry_findings(rules, &f, &entries, &env, false)
+    let vendored = vendored_files(rules, std::slice::from_ref(&f))[0];
+    entry_findings(rules, &f, vendored, &entries, &env, false)
 }
 
 /// The findings of one config's settings; `refs_only`: only the settings
@@ -544,6 +568,7 @@ pub fn config_text_findings(
 fn entry_findings(
     rules: &PolicyRules,
     f: &ImplFile,
+    vendored: bool,
     entries: &[configs::Entry],
     env: &interpolate::Env,
     refs_only: bool,
@@ -555,7 +580,6 @@ fn entry_findings(
         BTreeMap::new()
     };
     let bm = rules.benchmarks.get(f.benchmark.as_str());
-    let vendored = vendored(rules, f);
     configs::scan(
         entries,
         &rules.signals,

@@ -8,7 +8,7 @@
 //! distinct contents (the same `config_common.sh` in every system's folder).
 
 use super::configs::{self, Entry, Format};
-use super::{vendored, PolicyRules};
+use super::PolicyRules;
 use crate::discover::tree::ImplFile;
 use crate::finding::{code, Finding};
 use std::borrow::Cow;
@@ -48,6 +48,9 @@ struct Refs {
 pub struct ParsedConfigs {
     slots: Vec<Slot>,
     texts: Vec<Vec<Entry>>,
+    /// Which files sit in a vendored framework tree
+    /// ([`super::vendored_files`]).
+    vendored: Vec<bool>,
 }
 
 /// A file read, before parsing.
@@ -65,8 +68,12 @@ impl ParsedConfigs {
     /// and that sits in a vendored tree is not parsed).
     pub fn read(rules: &PolicyRules, files: &[ImplFile]) -> ParsedConfigs {
         use rayon::prelude::*;
-        let pending: Vec<Result<Pending, Slot>> =
-            files.par_iter().map(|f| read_one(rules, f)).collect();
+        let vendored = super::vendored_files(rules, files);
+        let pending: Vec<Result<Pending, Slot>> = files
+            .par_iter()
+            .zip(&vendored)
+            .map(|(f, &v)| read_one(rules, f, v))
+            .collect();
         // Distinct contents, by hash then by bytes (a collision must not
         // give a file another's settings).
         let mut first: HashMap<(u64, Format), Vec<(usize, usize)>> = HashMap::new();
@@ -119,7 +126,17 @@ impl ParsedConfigs {
                 Err(slot) => slot,
             })
             .collect();
-        ParsedConfigs { slots, texts }
+        ParsedConfigs {
+            slots,
+            texts,
+            vendored,
+        }
+    }
+
+    /// Whether file `i` sits in a vendored framework tree (a file not
+    /// read here counts as the implementation's own).
+    pub fn vendored(&self, i: usize) -> bool {
+        self.vendored.get(i).copied().unwrap_or(false)
     }
 
     /// What the policy scan reads of file `i`: `None` for a file that is
@@ -148,8 +165,12 @@ impl ParsedConfigs {
     /// Configs whose settings come from elsewhere (a cache): `own` holds
     /// the settings of some of the `n` files, by index; only
     /// [`ParsedConfigs::entries`] answers for them.
-    pub fn from_entries(n: usize, own: Vec<(usize, Vec<Entry>)>) -> ParsedConfigs {
-        let mut slots: Vec<Slot> = (0..n).map(|_| Slot::NotConfig).collect();
+    pub fn from_entries(
+        rules: &PolicyRules,
+        files: &[ImplFile],
+        own: Vec<(usize, Vec<Entry>)>,
+    ) -> ParsedConfigs {
+        let mut slots: Vec<Slot> = (0..files.len()).map(|_| Slot::NotConfig).collect();
         let mut texts = Vec::with_capacity(own.len());
         for (i, entries) in own {
             if let Some(slot) = slots.get_mut(i) {
@@ -161,17 +182,19 @@ impl ParsedConfigs {
                 texts.push(entries);
             }
         }
-        ParsedConfigs { slots, texts }
+        ParsedConfigs {
+            slots,
+            texts,
+            vendored: super::vendored_files(rules, files),
+        }
     }
 
     /// The settings of every config outside vendored trees, by index:
     /// what the config-against-log checks read ([`ParsedConfigs::entries`]).
-    pub fn own_entries(&self, rules: &PolicyRules, files: &[ImplFile]) -> Vec<(usize, Vec<Entry>)> {
-        files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| !vendored(rules, f))
-            .filter_map(|(i, _)| self.entries(i).map(|e| (i, e.to_vec())))
+    pub fn own_entries(&self, files: &[ImplFile]) -> Vec<(usize, Vec<Entry>)> {
+        (0..files.len())
+            .filter(|&i| !self.vendored(i))
+            .filter_map(|i| self.entries(i).map(|e| (i, e.to_vec())))
             .collect()
     }
 
@@ -222,7 +245,7 @@ fn content_hash(b: &[u8]) -> u64 {
 
 /// Reads one implementation file: `Err` for a file that is not a config,
 /// is binary, or cannot be read (with its finding).
-fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
+fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending, Slot> {
     let cf = &rules.signals.config_files;
     let name = f
         .file
@@ -265,7 +288,6 @@ fn read_one(rules: &PolicyRules, f: &ImplFile) -> Result<Pending, Slot> {
     if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
         return Err(Slot::NotConfig);
     }
-    let vendored = vendored(rules, f);
     // Shell files are always read: their assignments resolve variables in
     // the other configs. So is every config outside vendored trees (it is
     // parsed for the config-against-log check anyway): a setting's key

@@ -66,6 +66,12 @@ pub struct ConfigFiles {
     /// as what the rest of its name says it renders to.
     #[serde(default, deserialize_with = "lower_case_names")]
     pub template_suffixes: Vec<String>,
+    /// Names of an implementation's own run scripts (compared lower-cased;
+    /// `*` stands for any run of characters): a folder holding one is the
+    /// implementation's, whatever its name (see
+    /// [`super::vendored_files`]).
+    #[serde(default, deserialize_with = "lower_case_names")]
+    pub implementation_markers: Vec<String>,
 }
 
 fn lower_case_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -95,6 +101,15 @@ impl ConfigFiles {
     pub fn skipped(&self, name: &str) -> bool {
         let name = name.to_ascii_lowercase();
         self.skip_names.iter().any(|p| wildcard(p, &name))
+    }
+
+    /// Whether a file of this name is one of an implementation's own run
+    /// scripts ([`ConfigFiles::implementation_markers`]).
+    pub fn marks_implementation(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        self.implementation_markers
+            .iter()
+            .any(|p| wildcard(p, &name))
     }
 }
 
