@@ -6,8 +6,10 @@
 //! INI); every folder of `quiet/` holds an allowed neighbour or a setting
 //! that is off. `llama2_70b_lora/{hit,quiet}/` hold the cases that depend
 //! on that benchmark's reference (optimizer, fixed values). The cases are
-//! copied into a benchmark of a real package (every third one into
-//! `benchmarks/<bm>/<name>/` rather than `implementations/<name>/`), the
+//! copied into a benchmark of a real package (every fourth one into
+//! `benchmarks/<bm>/<name>/` and every fourth into a framework folder
+//! `implementations/<name>/nemo/` rather than
+//! `implementations/<name>/`), the
 //! package is checked, and each hit folder must give an error or a warning
 //! while no quiet folder, and nothing else in the package, gives any.
 
@@ -66,6 +68,11 @@ fn check(dir: &Path, org: &str, args: &[&str]) -> Vec<(String, String, String)> 
     all
 }
 
+/// Where every fourth case is planted, below its implementation folder: a
+/// framework folder whose name is also a vendored tree's, holding the
+/// implementation's run script (v5.1 GigaComputing's `MI355X/nemo/`).
+const FRAMEWORK_FOLDER: &str = "nemo";
+
 /// Plants the cases of `sides` (folder, expected to hit) into benchmark
 /// `bm` of a copy of corpus package `package` (`<round>/<org>`), checks it
 /// with `args`, and returns (found, quiet) after asserting every case.
@@ -82,13 +89,19 @@ fn planted(package: &str, bm: &str, sides: &[(&str, bool)], args: &[&str]) -> (u
     let mut i = 0;
     for &(side, hit) in sides {
         for name in cases(side) {
-            let rel = if i % 3 == 0 {
-                format!("benchmarks/{bm}/{name}")
-            } else {
-                format!("benchmarks/{bm}/implementations/{name}")
+            let framework = i % 4 == 1;
+            let rel = match i % 4 {
+                0 => format!("benchmarks/{bm}/{name}"),
+                1 => format!("benchmarks/{bm}/implementations/{name}/{FRAMEWORK_FOLDER}"),
+                _ => format!("benchmarks/{bm}/implementations/{name}"),
             };
             i += 1;
             common::copy_dir(&fixtures().join(side).join(&name), &pkg.join(&rel));
+            if framework {
+                // The implementation's run script makes the folder its own.
+                std::fs::write(pkg.join(&rel).join("run_and_time.sh"), "#!/bin/bash\n")
+                    .expect("write");
+            }
             planted.insert(format!("{org}/{rel}/"), (name, hit));
         }
     }
