@@ -500,44 +500,53 @@ pub fn check_parsed_configs(
 /// its configs set is the run's, with its full severity.
 pub(crate) fn vendored_files(rules: &PolicyRules, files: &[ImplFile]) -> Vec<bool> {
     let cf = &rules.signals.config_files;
+    let named = |d: &str| cf.vendored.iter().any(|x| x.eq_ignore_ascii_case(d));
+    // Only a folder named like a vendored tree needs to be told apart.
     let own: std::collections::HashSet<&str> = files
         .iter()
         .filter_map(|f| {
             let (dir, name) = f.file.path.rsplit_once('/')?;
-            cf.marks_implementation(name).then_some(dir)
+            let last = dir.rsplit_once('/').map_or(dir, |(_, d)| d);
+            (named(last) && cf.marks_implementation(name)).then_some(dir)
         })
         .collect();
-    files.iter().map(|f| vendored_in(rules, f, &own)).collect()
+    files
+        .iter()
+        .map(|f| vendored_in(&f.file.path, &named, &own))
+        .collect()
 }
 
-/// Whether `f` sits in a vendored tree: a folder below its implementation
-/// folder (benchmarks/<bm>/[implementations/]<impl>/<dirs...>/<file>) is
-/// named like one and is not in `own` (folders holding run scripts).
-fn vendored_in(rules: &PolicyRules, f: &ImplFile, own: &std::collections::HashSet<&str>) -> bool {
-    let path = f.file.path.as_str();
-    // The folders of the path, each with where it starts.
-    let mut dirs: Vec<(usize, &str)> = Vec::new();
-    let mut start = 0;
-    for (i, _) in path.match_indices('/') {
-        dirs.push((start, &path[start..i]));
-        start = i + 1;
-    }
-    let Some(b) = dirs
-        .iter()
-        .position(|&(_, d)| d == "benchmarks" || d == "benchmark")
-    else {
+/// Whether the file at `path` sits in a vendored tree: a folder below its
+/// implementation folder (benchmarks/<bm>/[implementations/]<impl>/
+/// <dirs...>/<file>) is `named` like one and is not in `own` (folders
+/// holding run scripts).
+fn vendored_in(
+    path: &str,
+    named: &impl Fn(&str) -> bool,
+    own: &std::collections::HashSet<&str>,
+) -> bool {
+    let Some((dirs, _)) = path.rsplit_once('/') else {
         return false;
     };
-    // Past `benchmarks/<bm>/`, `implementations/` and the implementation.
-    let mut k = b + 2;
-    if dirs.get(k).map(|&(_, d)| d) == Some("implementations") {
-        k += 1;
+    // Where the walk is: before `benchmarks/`, at `<bm>`, at
+    // `implementations/` or the implementation, at the implementation
+    // after `implementations/`, below the implementation.
+    let mut at = 0;
+    let mut end = 0;
+    for d in dirs.split('/') {
+        end += d.len();
+        match at {
+            0 if d == "benchmarks" || d == "benchmark" => at = 1,
+            0 => {}
+            1 => at = 2,
+            2 if d == "implementations" => at = 3,
+            2 | 3 => at = 4,
+            _ if named(d) && !own.contains(&path[..end]) => return true,
+            _ => {}
+        }
+        end += 1;
     }
-    k += 1;
-    let v = &rules.signals.config_files.vendored;
-    dirs.get(k..).unwrap_or_default().iter().any(|&(s, d)| {
-        v.iter().any(|x| x.eq_ignore_ascii_case(d)) && !own.contains(&path[..s + d.len()])
-    })
+    false
 }
 
 /// The findings of one config text (`path` names it), read alone (no
@@ -723,5 +732,70 @@ pub(crate) mod test_support {
 
     pub(crate) fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy")
+    }
+}
+
+#[cfg(test)]
+mod vendored_tests {
+    use super::test_support::rules;
+    use crate::discover::tree::{FileRef, ImplFile};
+
+    fn files(paths: &[&str]) -> Vec<ImplFile> {
+        paths
+            .iter()
+            .map(|p| ImplFile {
+                benchmark: "bm".into(),
+                implementation: None,
+                file: FileRef {
+                    path: p.to_string(),
+                    fs: std::path::PathBuf::from(p),
+                },
+            })
+            .collect()
+    }
+
+    /// Which paths are vendored, among others that hold run scripts.
+    fn vendored(paths: &[&str]) -> Vec<String> {
+        let f = files(paths);
+        super::vendored_files(&rules(), &f)
+            .into_iter()
+            .zip(paths)
+            .filter(|(v, _)| *v)
+            .map(|(_, p)| p.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn vendored_trees_below_the_implementation() {
+        let got = vendored(&[
+            // A NeMo clone beside the run scripts, and one in a folder
+            // without `implementations/` (v5.1 MiTAC) or `benchmark/`.
+            "O/benchmarks/bm/implementations/pytorch/NeMo/examples/a.yaml",
+            "O/benchmarks/bm/implementations/pytorch/run_and_time.sh",
+            "O/benchmarks/bm/nemo/Megatron-LM/examples/b.yaml",
+            "O/benchmark/bm/implementations/x/tests/c.yaml",
+            // The implementation folder itself is never a vendored tree.
+            "O/benchmarks/bm/implementations/nemo/config_A.sh",
+            "O/benchmarks/bm/nemo/run_and_time.sh",
+            // A framework folder with the run scripts (v5.1 GigaComputing),
+            // what is below it, and a clone inside it.
+            "O/benchmarks/bm/implementations/MI355X/nemo/config_MI355X_1x8x1.sh",
+            "O/benchmarks/bm/implementations/MI355X/nemo/conf/d.yaml",
+            "O/benchmarks/bm/implementations/MI355X/nemo/NeMo/examples/e.yaml",
+            // The same name without a run script: a vendored tree.
+            "O/benchmarks/bm/implementations/B200/nemo/f.yaml",
+            // Outside benchmarks/: never vendored.
+            "O/results/sys/bm/examples/g.json",
+        ]);
+        assert_eq!(
+            got,
+            [
+                "O/benchmarks/bm/implementations/pytorch/NeMo/examples/a.yaml",
+                "O/benchmarks/bm/nemo/Megatron-LM/examples/b.yaml",
+                "O/benchmark/bm/implementations/x/tests/c.yaml",
+                "O/benchmarks/bm/implementations/MI355X/nemo/NeMo/examples/e.yaml",
+                "O/benchmarks/bm/implementations/B200/nemo/f.yaml",
+            ]
+        );
     }
 }
