@@ -25,7 +25,7 @@ use super::signals::normalize;
 use super::{LogFacts, PolicyRules};
 use crate::discover::tree::ImplFile;
 use crate::finding::{code, Finding};
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -64,24 +64,68 @@ struct HyperFile {
     why: String,
 }
 
-/// One compiled mapping: the config key, its parent when required, the
-/// MLLOG keys.
+/// One compiled mapping: its parent when required, the MLLOG keys (its
+/// key is in [`Mappings::keys`]).
 #[derive(Debug)]
 struct Hyper {
-    key: Regex,
     parent: Option<Regex>,
     mllog: Vec<String>,
     item: Option<usize>,
     per_samples: Vec<f64>,
 }
 
+/// Mappings with their keys in one set: every setting of every linked
+/// config is tried against all of them, in one search.
+#[derive(Debug)]
+struct Mappings {
+    list: Vec<Hyper>,
+    /// Each mapping's whole key (`^(?:key)$`), in order.
+    patterns: Vec<String>,
+    /// Their set, built the first time a config is read (each key was
+    /// compiled alone when loaded, so the set builds).
+    keys: std::sync::OnceLock<Option<RegexSet>>,
+}
+
+impl Mappings {
+    fn new(list: Vec<Hyper>, patterns: Vec<String>) -> Mappings {
+        Mappings {
+            list,
+            patterns,
+            keys: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The mappings whose key matches `key` (normal form), in order.
+    fn keyed(&self, key: &str) -> Vec<usize> {
+        match self.keys.get_or_init(|| RegexSet::new(&self.patterns).ok()) {
+            Some(set) => set.matches(key).into_iter().collect(),
+            // Cannot happen (every key compiled alone): each is tried.
+            None => self
+                .patterns
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| Regex::new(p).is_ok_and(|r| r.is_match(key)))
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, Hyper> {
+        self.list.iter()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
 /// The compiled data.
 #[derive(Debug)]
 pub struct ConfigLog {
     /// Mappings of a key's own value.
-    hypers: Vec<Hyper>,
+    hypers: Mappings,
     /// Mappings of one item of a list (`item:`).
-    items: Vec<Hyper>,
+    items: Mappings,
     tolerance: f64,
     checkpoint_keys: Vec<String>,
 }
@@ -102,23 +146,31 @@ impl ConfigLog {
                     h.key
                 ));
             }
-            hypers.push(Hyper {
-                key: whole(&h.key, &h.key)?,
-                parent: h.parent.as_deref().map(|p| whole(&h.key, p)).transpose()?,
-                mllog: h.mllog,
-                item: h.item,
-                per_samples: h.per_samples,
-            });
+            // Each key is compiled alone first, to name a broken one.
+            whole(&h.key, &h.key)?;
+            hypers.push((
+                format!("^(?:{})$", h.key),
+                Hyper {
+                    parent: h.parent.as_deref().map(|p| whole(&h.key, p)).transpose()?,
+                    mllog: h.mllog,
+                    item: h.item,
+                    per_samples: h.per_samples,
+                },
+            ));
         }
         let t = file.relative_tolerance;
         if !(0.0..1.0).contains(&t) {
             return Err(format!("relative_tolerance {t}: not in [0, 1)"));
         }
-        let (items, hypers): (Vec<Hyper>, Vec<Hyper>) =
-            hypers.into_iter().partition(|h| h.item.is_some());
+        let (items, hypers): (Vec<_>, Vec<_>) =
+            hypers.into_iter().partition(|(_, h)| h.item.is_some());
+        let mappings = |v: Vec<(String, Hyper)>| {
+            let (keys, list): (Vec<String>, Vec<Hyper>) = v.into_iter().unzip();
+            Mappings::new(list, keys)
+        };
         Ok(ConfigLog {
-            hypers,
-            items,
+            hypers: mappings(hypers),
+            items: mappings(items),
             tolerance: t,
             checkpoint_keys: file.checkpoint_keys,
         })
@@ -139,7 +191,7 @@ impl ConfigLog {
     pub fn maps(&self, mllog: &str) -> bool {
         self.hypers
             .iter()
-            .chain(&self.items)
+            .chain(self.items.iter())
             .any(|h| h.mllog.iter().any(|k| k == mllog))
     }
 
@@ -207,7 +259,7 @@ impl ConfigLog {
             .chain(
                 self.hypers
                     .iter()
-                    .chain(&self.items)
+                    .chain(self.items.iter())
                     .flat_map(|h| h.mllog.iter().map(String::as_str)),
             )
     }
@@ -216,18 +268,22 @@ impl ConfigLog {
 /// The mappings of `hypers` whose key (and parent, when named) `path`
 /// matches.
 fn matching<'a, 'p>(
-    hypers: &'a [Hyper],
+    hypers: &'a Mappings,
     path: &'p [String],
 ) -> impl Iterator<Item = &'a Hyper> + use<'a, 'p> {
     let own = path.last().map(|k| normalize(k)).unwrap_or_default();
     let parents = &path[..path.len().saturating_sub(1)];
-    hypers.iter().filter(move |h| {
-        // Parents are put in normal form only for a key that matched.
-        h.key.is_match(&own)
-            && h.parent
+    // In the mappings' order (the first found wins where one is taken).
+    hypers
+        .keyed(&own)
+        .into_iter()
+        .filter_map(|i| hypers.list.get(i))
+        .filter(move |h| {
+            // Parents are put in normal form only for a key that matched.
+            h.parent
                 .as_ref()
                 .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
-    })
+        })
 }
 
 /// Reads and compiles the data file `rel` of the rules.
