@@ -772,6 +772,8 @@ mod vendored_tests {
             // without `implementations/` (v5.1 MiTAC) or `benchmark/`.
             "O/benchmarks/bm/implementations/pytorch/NeMo/examples/a.yaml",
             "O/benchmarks/bm/implementations/pytorch/run_and_time.sh",
+            "O/benchmarks/bm/implementations/pytorch/TransformerEngine/pyproject.toml",
+            "O/benchmarks/bm/implementations/pytorch/mlperf_logging/rules/h.yaml",
             "O/benchmarks/bm/nemo/Megatron-LM/examples/b.yaml",
             "O/benchmark/bm/implementations/x/tests/c.yaml",
             // The implementation folder itself is never a vendored tree.
@@ -791,6 +793,8 @@ mod vendored_tests {
             got,
             [
                 "O/benchmarks/bm/implementations/pytorch/NeMo/examples/a.yaml",
+                "O/benchmarks/bm/implementations/pytorch/TransformerEngine/pyproject.toml",
+                "O/benchmarks/bm/implementations/pytorch/mlperf_logging/rules/h.yaml",
                 "O/benchmarks/bm/nemo/Megatron-LM/examples/b.yaml",
                 "O/benchmark/bm/implementations/x/tests/c.yaml",
                 "O/benchmarks/bm/implementations/MI355X/nemo/NeMo/examples/e.yaml",
