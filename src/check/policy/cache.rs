@@ -52,7 +52,86 @@ const COARSE_MARGIN_NS: i128 = 2_000_000_000;
 pub struct StageOutput {
     pub findings: Vec<Finding>,
     pub notes: Vec<RepeatabilityNote>,
+    #[serde(with = "compact")]
     pub own: Vec<(usize, Vec<Entry>)>,
+}
+
+/// The settings as arrays (`[line, path, value, kind, display]`), not
+/// objects: a package's own configs hold thousands of them, and reading
+/// field names back cost a third of loading the cache.
+mod compact {
+    use super::Entry;
+    use crate::check::policy::configs::EntryKind;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Deserialize)]
+    struct Row(u64, Vec<String>, String, u8, String);
+
+    #[derive(Serialize)]
+    struct RowRef<'a>(u64, &'a [String], &'a str, u8, &'a str);
+
+    fn kind_code(k: EntryKind) -> u8 {
+        match k {
+            EntryKind::Key { header: false } => 0,
+            EntryKind::Key { header: true } => 1,
+            EntryKind::Flag => 2,
+            EntryKind::Value => 3,
+            EntryKind::Guard => 4,
+            EntryKind::GuardEnd => 5,
+        }
+    }
+
+    fn kind_of(c: u8) -> Option<EntryKind> {
+        Some(match c {
+            0 => EntryKind::Key { header: false },
+            1 => EntryKind::Key { header: true },
+            2 => EntryKind::Flag,
+            3 => EntryKind::Value,
+            4 => EntryKind::Guard,
+            5 => EntryKind::GuardEnd,
+            _ => return None,
+        })
+    }
+
+    pub fn serialize<S: Serializer>(own: &[(usize, Vec<Entry>)], s: S) -> Result<S::Ok, S::Error> {
+        let rows: Vec<(usize, Vec<RowRef>)> = own
+            .iter()
+            .map(|(i, entries)| {
+                let rows = entries
+                    .iter()
+                    .map(|e| RowRef(e.line, &e.path, &e.value, kind_code(e.kind), &e.display))
+                    .collect();
+                (*i, rows)
+            })
+            .collect();
+        rows.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(usize, Vec<Entry>)>, D::Error> {
+        let rows: Vec<(usize, Vec<Row>)> = Deserialize::deserialize(d)?;
+        rows.into_iter()
+            .map(|(i, rows)| {
+                let entries = rows
+                    .into_iter()
+                    .map(|Row(line, path, value, kind, display)| {
+                        let kind = kind_of(kind).ok_or_else(|| {
+                            serde::de::Error::custom(format!("entry kind {kind}"))
+                        })?;
+                        Ok(Entry {
+                            line,
+                            path,
+                            value,
+                            kind,
+                            display,
+                        })
+                    })
+                    .collect::<Result<Vec<Entry>, D::Error>>()?;
+                Ok((i, entries))
+            })
+            .collect()
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -381,6 +460,42 @@ mod tests {
         let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "{mode:o}");
         assert!(c.load().is_some());
+    }
+
+    /// Settings of every kind are stored as rows and read back the same;
+    /// a row of an unknown kind is an unreadable entry (a miss), not a
+    /// setting of another kind.
+    #[test]
+    fn settings_round_trip_as_rows() {
+        use crate::check::policy::configs::{parse, Format};
+        let mut own = vec![
+            (
+                0,
+                parse(
+                    "if [ \"${X:-0}\" = 1 ]; then\n  export A=1\nfi\nrun --b 2 --c\n",
+                    Format::Shell,
+                ),
+            ),
+            (3, parse("a:\n  b: 1\n  c:\n    - x\n", Format::Yaml)),
+        ];
+        own.push((4, Vec::new()));
+        let kinds: std::collections::BTreeSet<String> = own
+            .iter()
+            .flat_map(|(_, e)| e.iter().map(|e| format!("{:?}", e.kind)))
+            .collect();
+        assert!(kinds.len() >= 5, "{kinds:?}");
+        let out = StageOutput {
+            findings: Vec::new(),
+            notes: Vec::new(),
+            own,
+        };
+        let json = serde_json::to_string(&out).unwrap();
+        assert!(json.contains("[[1,["), "{json}");
+        let back: StageOutput = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, out);
+        assert!(json.contains(",0,\""), "{json}");
+        let bad = json.replacen(",0,\"", ",9,\"", 1);
+        assert!(serde_json::from_str::<StageOutput>(&bad).is_err(), "{bad}");
     }
 
     #[test]
