@@ -733,6 +733,37 @@ fn contradictions(
 mod tests {
     use super::*;
 
+    /// Frameworks' own names of the fixed hyperparameters map to the MLLOG
+    /// keys runs log them under (MaxText, Megatron-LM, Detectron), in one
+    /// search over the data's keys; a near name maps to nothing.
+    #[test]
+    fn framework_names_map_to_mllog_keys() {
+        let rules = crate::check::policy::test_support::rules();
+        let c = &rules.config_log;
+        let keys = |path: &[&str]| -> Vec<String> {
+            let path: Vec<String> = path.iter().map(|p| p.to_string()).collect();
+            c.mllog_keys(&path)
+                .into_iter()
+                .flat_map(|k| k.iter().cloned())
+                .collect()
+        };
+        let warmup = vec!["opt_learning_rate_warmup_steps".to_string()];
+        assert_eq!(keys(&["lr-warmup-iters"]), warmup);
+        assert_eq!(keys(&["SOLVER", "WARMUP_ITERS"]), warmup);
+        assert_eq!(keys(&["optim", "sched", "warmup_steps"]), warmup);
+        assert_eq!(
+            keys(&["gradient_clipping_threshold"]),
+            ["opt_gradient_clip_norm"]
+        );
+        assert!(keys(&["adam_weight_decay"]).contains(&"opt_adamw_weight_decay".to_string()));
+        assert!(keys(&["lr_warmup_fraction"]).is_empty());
+        assert!(keys(&["warmup_steps_fraction"]).is_empty());
+        // Another parent: torchtitan's [training] max_norm is the clipping,
+        // an embedding's max_norm is not.
+        assert_eq!(keys(&["training", "max_norm"]), ["opt_gradient_clip_norm"]);
+        assert!(keys(&["embedding", "max_norm"]).is_empty());
+    }
+
     /// A learning rate given per 2048 samples (Google's TF DLRM
     /// `--learning_rate 0.887`) agrees with the 23.949 a run of 55296
     /// samples a step logs, through the data's `per_samples` of the
