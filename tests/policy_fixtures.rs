@@ -936,3 +936,42 @@ fn a_framework_folder_with_run_scripts_is_not_vendored() {
     .collect();
     assert_eq!(got, want, "{found:#?}");
 }
+
+/// Row-wise Adagrad (one accumulator per embedding row) named in a config
+/// is another optimizer than dlrm_dcnv2's Adagrad (POL007), and the
+/// sparse optimizer dlrmv4's rules name beside Adam (quiet).
+#[test]
+fn rowwise_adagrad_is_dlrmv4s_not_dlrm_dcnv2s() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pol007 = |ruleset: &str, bm: &str, dense: &str| -> Vec<(u64, Severity)> {
+        let cfg = dir.path().join(format!("{bm}.yaml"));
+        std::fs::write(
+            &cfg,
+            format!("dense:\n  optimizer: {dense}\nsparse:\n  optimizer: EmbOptimType.EXACT_ROWWISE_ADAGRAD\n"),
+        )
+        .expect("write");
+        let files = vec![ImplFile {
+            benchmark: bm.into(),
+            implementation: Some("torchrec".into()),
+            file: FileRef {
+                path: format!("Org/benchmarks/{bm}/implementations/torchrec/train.yaml"),
+                fs: cfg,
+            },
+        }];
+        check_configs(&rules(ruleset), &files)
+            .into_iter()
+            .filter(|f| f.code == "POL007")
+            .map(|f| (f.line.unwrap_or(0), f.severity))
+            .collect()
+    };
+    assert_eq!(
+        pol007("5.1.0", "dlrm_dcnv2", "adagrad"),
+        vec![(4, Severity::Warning)]
+    );
+    assert_eq!(pol007("6.1.0", "dlrmv4", "adam"), Vec::new());
+    // dlrmv4's dense optimizer is Adam: Adagrad there is another one.
+    assert_eq!(
+        pol007("6.1.0", "dlrmv4", "adagrad"),
+        vec![(2, Severity::Warning)]
+    );
+}

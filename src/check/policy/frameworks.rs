@@ -472,12 +472,16 @@ impl Frameworks {
     }
 
     /// Whether two mllog names are the same optimizer as configs name it.
+    /// Letter case does not count: configs are read in normal form (lower
+    /// case), and a reference may be spelled otherwise (dlrmv4's `Adam`);
+    /// the case of a logged opt_name is POL002's.
     pub fn same_optimizer(&self, a: &str, b: &str) -> bool {
-        a == b
+        let is = |x: &String, y: &str| x.eq_ignore_ascii_case(y);
+        a.eq_ignore_ascii_case(b)
             || self
                 .same_optimizers
                 .iter()
-                .any(|g| g.iter().any(|x| x == a) && g.iter().any(|x| x == b))
+                .any(|g| g.iter().any(|x| is(x, a)) && g.iter().any(|x| is(x, b)))
     }
 
     /// The mllog name of the optimizer a switch at key path `key` (normal
