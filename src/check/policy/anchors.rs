@@ -4,11 +4,13 @@
 //!
 //! Vendored framework trees hold megabytes of configs and almost none of
 //! their bytes can match. Putting every byte in normal form (camelCase
-//! split, lower case, separators as `_`) cost about 20 instructions a byte;
-//! a SIMD search for a few dozen words over the lower-cased bytes costs a
-//! fraction of that. Only the text around a word found (as many runs of
-//! letters and digits on each side as a match can span) is put in normal
-//! form and tried, with the patterns that word anchors.
+//! split, lower case, separators as `_`) cost about 20 instructions a byte.
+//! Instead, one pass finds the places where a word of the normal form
+//! starts (64 bytes at a time, with word arithmetic), and at each compares
+//! only the anchor words that begin with the same two letters. Only the
+//! text around a word found (as many runs of letters and digits on each
+//! side as a match can span) is put in normal form and tried, with the
+//! patterns that word anchors.
 //!
 //! Why it loses nothing:
 //! - A run of letters and digits of the normal form (no `_` in it) is a run
@@ -24,16 +26,15 @@
 //!   anchor. Spans are cut at separators, where the normal form of a span
 //!   is the normal form of the whole text at that place, and `^`/`$` of the
 //!   pattern stand for the `_` the whole text has there.
-//! - Every place an anchor starts is visited: the search restarts one byte
-//!   after each place found. Where several anchors start at one place, the
-//!   search reports the longest (they are given longest first) and the
-//!   others are its prefixes, tried with it.
+//! - Every place an anchor can start is visited: every anchor starts a
+//!   word of the normal form (or, if one need not, every letter and digit
+//!   is visited), and at each place every anchor with its first two
+//!   letters is compared, so anchors that start alike are all found.
 //! - A pattern none of this can be said of (no literal, an empty word, a
 //!   repetition that can hold `_` without bound) is left out: the caller
 //!   tries it on the whole text in normal form.
 
-use aho_corasick::packed;
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind, Span};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use regex_syntax::hir::{Class, Hir, HirKind};
 use std::collections::{BTreeMap, HashMap};
@@ -42,11 +43,9 @@ use std::sync::{Mutex, OnceLock};
 /// The words to look for, and what each anchors.
 #[derive(Debug)]
 pub(super) struct Anchors {
-    /// Searches over runs of `needles` (longest words first), each a pass
-    /// over the text: a search is fastest with a few dozen words whose
-    /// first bytes are many (words of one or two letters search alone).
-    /// Built on first use; `None` when a search cannot be built.
-    groups: OnceLock<Option<Vec<Group>>>,
+    /// The pass over raw text, words by their first two letters. Built on
+    /// first use; `None` when it cannot be built.
+    table: OnceLock<Option<Table>>,
     /// Every word in one automaton, for text in normal form (a setting's
     /// key path and value: short, where a search's setup would cost more
     /// than the bytes). Built on first use.
@@ -61,66 +60,247 @@ pub(super) struct Anchors {
     exact: Vec<Option<Exact>>,
 }
 
+/// The words by their first two bytes, for the pass over raw text: at
+/// each place a word of the normal form starts, only the words that start
+/// with the same two letters are compared.
 #[derive(Debug)]
-struct Group {
-    searcher: Searcher,
-    /// Its needles: word `k` of the search is needle `first + k`.
-    first: usize,
-    end: usize,
+struct Table {
+    /// For each first byte's class and second byte's class (or [`NONE`]
+    /// when the run of letters and digits ends after one byte): a range
+    /// of `list`.
+    slots: Vec<(u32, u32)>,
+    /// The words of each slot, longest first.
+    list: Vec<Cand>,
+    /// Some needle need not start a word: every letter or digit is a
+    /// place to look, not only word starts.
+    anywhere: bool,
 }
 
-/// Most words in one search. Teddy takes up to 64 at full speed; fewer
-/// words per search cost less in all (callgrind on check of v5.1
-/// GigaComputing, whose 71 long words make two searches either way: 64
-/// words 431.4M instructions, 56 426.9M, 48 426.4M, 40 431.2M, 32 433.6M).
-const GROUP: usize = 48;
+/// A word of [`Table`]: its first 8 bytes (fewer when it is shorter) as
+/// a number, to compare 8 bytes of text with at once.
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    head: u64,
+    /// The bytes of `head` the word fills.
+    mask: u64,
+    needle: u32,
+}
+
+/// Up to 8 bytes of `t` from `at`, lower-cased where they are letters
+/// (as numbers: zero bytes past the end).
+fn load8(t: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    match t.get(at..at + 8) {
+        Some(full) => w.copy_from_slice(full),
+        None => {
+            let rest = t.get(at..).unwrap_or_default();
+            w[..rest.len()].copy_from_slice(rest);
+        }
+    }
+    // `| 0x20` lower-cases letters; it can turn a control byte into a
+    // digit, which the exact comparison after it rules out.
+    u64::from_le_bytes(w) | (ONES * 0x20)
+}
+
+/// Classes of bytes: `a`-`z` (either case) 0..26, `0`-`9` 26..36.
+const CLASSES: usize = 36;
+/// The class after the last byte of a run of letters and digits.
+const NONE: usize = CLASSES;
+
+fn class(b: u8) -> Option<usize> {
+    match b {
+        b'a'..=b'z' => Some(usize::from(b - b'a')),
+        b'A'..=b'Z' => Some(usize::from(b - b'A')),
+        b'0'..=b'9' => Some(26 + usize::from(b - b'0')),
+        _ => None,
+    }
+}
+
+impl Table {
+    /// `None` when a word holds a byte no run of the normal form does.
+    fn new(words: &[String], needles: &[Needle]) -> Option<Table> {
+        let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); CLASSES * (CLASSES + 1)];
+        for (k, w) in words.iter().enumerate() {
+            let b = w.as_bytes();
+            if b.is_empty()
+                || b.iter()
+                    .any(|&c| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+            {
+                return None;
+            }
+            let c0 = class(b[0])?;
+            match b.get(1) {
+                // A word of one letter: whatever follows it.
+                None => {
+                    for c1 in 0..=CLASSES {
+                        by_slot[c0 * (CLASSES + 1) + c1].push(k);
+                    }
+                }
+                Some(&x) => by_slot[c0 * (CLASSES + 1) + class(x)?].push(k),
+            }
+        }
+        let mut slots = Vec::with_capacity(by_slot.len());
+        let mut list = Vec::new();
+        for mut v in by_slot {
+            // Words are given longest first; keep that order.
+            v.sort_unstable();
+            let a = list.len() as u32;
+            list.extend(v.into_iter().map(|k| {
+                let w = words[k].as_bytes();
+                let n = w.len().min(8);
+                Cand {
+                    head: load8(&w[..n], 0) & (u64::MAX >> (64 - 8 * n)),
+                    mask: u64::MAX >> (64 - 8 * n),
+                    needle: k as u32,
+                }
+            }));
+            slots.push((a, list.len() as u32));
+        }
+        Some(Table {
+            slots,
+            list,
+            anywhere: needles.iter().any(|n| !n.starts),
+        })
+    }
+
+    /// Calls `hit(start, needle)` for every needle found at a word start
+    /// of `text` (raw bytes), in order of start. The word starts of 64
+    /// bytes at a time are found with word arithmetic ([`starts64`]); at
+    /// each, only the words with its first two letters are compared.
+    fn each(
+        &self,
+        text: &[u8],
+        words: &[String],
+        needles: &[Needle],
+        mut hit: impl FnMut(usize, usize),
+    ) {
+        let mut carry = Carry::default();
+        let mut block = [0u8; 64];
+        for (b, chunk) in text.chunks(64).enumerate() {
+            let bytes: &[u8; 64] = match chunk.try_into() {
+                Ok(full) => full,
+                // The last block, shorter: the rest are zero bytes (no
+                // letter or digit).
+                Err(_) => {
+                    block[..chunk.len()].copy_from_slice(chunk);
+                    &block
+                }
+            };
+            let next = text.get((b + 1) * 64).copied().unwrap_or(0);
+            let (starts, alnum) = starts64(bytes, next, &mut carry);
+            let mut m = if self.anywhere { alnum } else { starts };
+            while m != 0 {
+                let at = b * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                self.at(text, at, words, needles, &mut hit);
+            }
+        }
+    }
+
+    /// The needles found at byte `at`.
+    fn at(
+        &self,
+        text: &[u8],
+        at: usize,
+        words: &[String],
+        needles: &[Needle],
+        hit: &mut impl FnMut(usize, usize),
+    ) {
+        let key = load8(text, at);
+        let Some(c0) = class(key as u8) else { return };
+        let c1 = class((key >> 8) as u8).unwrap_or(NONE);
+        let (a, b) = self.slots[c0 * (CLASSES + 1) + c1];
+        for c in &self.list[a as usize..b as usize] {
+            if key & c.mask != c.head {
+                continue;
+            }
+            let k = c.needle as usize;
+            let (Some(w), Some(nd)) = (words.get(k), needles.get(k)) else {
+                continue;
+            };
+            let w = w.as_bytes();
+            // A word is letters and digits: equal bytes lie in one run.
+            if text
+                .get(at..at + w.len())
+                .is_some_and(|t| t.eq_ignore_ascii_case(w))
+                && (!nd.starts || word_start(text, at))
+                && (!nd.ends || word_start(text, at + w.len()))
+            {
+                hit(at, k);
+            }
+        }
+    }
+}
 
 /// Shortest word that longer words starting with it are folded into.
 const FOLD: usize = 5;
 
-/// Which group of lengths a word searches with.
-fn length_class(len: usize) -> u8 {
-    match len {
-        0..=2 => 0,
-        3..=4 => 1,
-        _ => 2,
-    }
+/// What [`starts64`] carries from one block of bytes to the next: the
+/// classes of the block's last byte.
+#[derive(Default)]
+struct Carry {
+    alnum: u64,
+    upper: u64,
+    lower_digit: u64,
 }
 
-#[derive(Debug)]
-enum Searcher {
-    /// Teddy (SIMD) when the words allow it.
-    Packed(packed::Searcher),
-    Automaton(AhoCorasick),
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `y` (bytes under 0x80) that is `b` or
+/// more: no byte of the sum carries into the next.
+fn at_least(y: u64, b: u8) -> u64 {
+    y.wrapping_add(ONES * u64::from(0x80 - b)) & HIGH
 }
 
-impl Searcher {
-    fn new(words: &[String]) -> Option<Searcher> {
-        let teddy = packed::Config::new()
-            .match_kind(packed::MatchKind::LeftmostFirst)
-            .heuristic_pattern_limits(false)
-            .builder()
-            .extend(words)
-            .build();
-        if let Some(s) = teddy {
-            return Some(Searcher::Packed(s));
-        }
-        AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(words)
-            .ok()
-            .map(Searcher::Automaton)
-    }
+/// The high bits of the 8 bytes as 8 bits, byte `i` at bit `i`.
+fn gather(m: u64) -> u64 {
+    (m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
 
-    /// The leftmost word starting at or after `at`: (start, end, word).
-    fn find_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize, usize)> {
-        let m = match self {
-            Searcher::Packed(s) => s.find_in(hay, Span::from(at..hay.len()))?,
-            Searcher::Automaton(a) => a.find(Input::new(hay).span(at..hay.len()))?,
-        };
-        Some((m.start(), m.end(), m.pattern().as_usize()))
+/// Upper-case letters, lower-case letters and digits of 8 bytes, one bit
+/// per byte.
+fn classes8(x: u64) -> [u64; 3] {
+    let ascii = !x & HIGH;
+    let y = x & !HIGH;
+    let folded = y | (ONES * 0x20);
+    let letter = at_least(folded, b'a') & !at_least(folded, b'z' + 1);
+    let digit = at_least(y, b'0') & !at_least(y, b'9' + 1);
+    let upper = at_least(y, b'A') & !at_least(y, b'Z' + 1);
+    [
+        gather(upper & ascii),
+        gather(letter & !upper & ascii),
+        gather(digit & ascii),
+    ]
+}
+
+/// The word starts of the normal form (see [`word_start`]) among 64
+/// bytes, one bit per byte, and their letters and digits. `next`: the byte
+/// after them (0 at the end of the text).
+fn starts64(bytes: &[u8; 64], next: u8, carry: &mut Carry) -> (u64, u64) {
+    let (mut upper, mut lower, mut digit) = (0u64, 0u64, 0u64);
+    for (k, c) in bytes.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let [u, l, d] = classes8(u64::from_le_bytes(w));
+        upper |= u << (8 * k);
+        lower |= l << (8 * k);
+        digit |= d << (8 * k);
     }
+    let (lower_digit, alnum) = (lower | digit, upper | lower | digit);
+    let prev = |m: u64, c: u64| (m << 1) | c;
+    let next_lower = (lower >> 1) | (u64::from(next.is_ascii_lowercase()) << 63);
+    let starts = alnum
+        & (!prev(alnum, carry.alnum)
+            | (upper
+                & (prev(lower_digit, carry.lower_digit)
+                    | (prev(upper, carry.upper) & next_lower))));
+    *carry = Carry {
+        alnum: alnum >> 63,
+        upper: upper >> 63,
+        lower_digit: lower_digit >> 63,
+    };
+    (starts, alnum)
 }
 
 /// One word to look for.
@@ -135,9 +315,6 @@ struct Needle {
     /// The patterns it anchors, by index.
     patterns: Vec<u32>,
     len: usize,
-    /// The other words that are prefixes of this one (found at the same
-    /// places).
-    shorter: Vec<usize>,
 }
 
 /// A word one literal holds, with where it sits.
@@ -181,7 +358,6 @@ impl Anchors {
                 reach: 0,
                 patterns: Vec::new(),
                 len: 0,
-                shorter: Vec::new(),
             });
             n.starts &= w.starts;
             n.ends &= w.ends;
@@ -221,16 +397,10 @@ impl Anchors {
             n.patterns.sort_unstable();
             n.patterns.dedup();
             n.len = t.len();
-            n.shorter = words
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.len() < t.len() && t.starts_with(s.as_str()))
-                .map(|(j, _)| j)
-                .collect();
             needles.push(n);
         }
         Anchors {
-            groups: OnceLock::new(),
+            table: OnceLock::new(),
             short: OnceLock::new(),
             words,
             needles,
@@ -239,34 +409,11 @@ impl Anchors {
         }
     }
 
-    /// The searches over raw text: runs of up to [`GROUP`] words of one
-    /// length class, longest first.
-    fn groups(&self) -> Option<&[Group]> {
-        self.groups
-            .get_or_init(|| {
-                let words = &self.words;
-                let mut groups = Vec::new();
-                let mut first = 0;
-                while first < words.len() {
-                    let class = length_class(words[first].len());
-                    let mut end = first;
-                    while end < words.len()
-                        && end - first < GROUP
-                        && length_class(words[end].len()) == class
-                    {
-                        end += 1;
-                    }
-                    let searcher = Searcher::new(&words[first..end])?;
-                    groups.push(Group {
-                        searcher,
-                        first,
-                        end,
-                    });
-                    first = end;
-                }
-                Some(groups)
-            })
-            .as_deref()
+    /// The pass over raw text; `None` when it cannot be built.
+    fn table(&self) -> Option<&Table> {
+        self.table
+            .get_or_init(|| Table::new(&self.words, &self.needles))
+            .as_ref()
     }
 
     fn short(&self) -> Option<&AhoCorasick> {
@@ -309,68 +456,29 @@ impl Anchors {
             }
             return Some(!pats.is_empty() && check(text, &mut pats, &mut verify));
         }
-        let groups = self.groups()?;
-        thread_local! {
-            static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        let table = self.table()?;
+        // Every place a word starts, with the needles found there, in
+        // order.
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        table.each(text, &self.words, &self.needles, |s, j| found.push((s, j)));
+        let mut span: Option<(usize, usize)> = None;
+        let mut pats: Vec<u32> = Vec::new();
+        for (s, j) in found {
+            let n = &self.needles[j];
+            let (ws, we) = around(text, s, s + n.len, n.reach);
+            match span {
+                Some((s0, e0)) if ws <= e0 => span = Some((s0.min(ws), e0.max(we))),
+                Some((s0, e0)) => {
+                    if check(&text[s0..e0], &mut pats, &mut verify) {
+                        return Some(true);
+                    }
+                    span = Some((ws, we));
+                }
+                None => span = Some((ws, we)),
+            }
+            pats.extend_from_slice(&n.patterns);
         }
-        LOWER.with(|buf| {
-            let mut buf = buf.borrow_mut();
-            buf.clear();
-            buf.extend_from_slice(text);
-            buf.make_ascii_lowercase();
-            let hay: &[u8] = &buf;
-            // Every place a word starts, with the needles found there.
-            let mut found: Vec<(usize, usize)> = Vec::new();
-            let mut keep = |s: usize, j: usize| {
-                let n = &self.needles[j];
-                if (!n.starts || word_start(text, s)) && (!n.ends || word_start(text, s + n.len)) {
-                    found.push((s, j));
-                }
-            };
-            for g in groups {
-                let mut at = 0;
-                while let Some((s, _, k)) = g.searcher.find_at(hay, at) {
-                    at = s + 1;
-                    let k = g.first + k;
-                    let Some(n) = self.needles.get(k) else {
-                        continue;
-                    };
-                    // Prefixes in other groups are found by their searches.
-                    let same = n
-                        .shorter
-                        .iter()
-                        .copied()
-                        .filter(|&j| j >= g.first && j < g.end);
-                    for j in std::iter::once(k).chain(same) {
-                        keep(s, j);
-                    }
-                }
-            }
-            found.sort_unstable();
-            let mut span: Option<(usize, usize)> = None;
-            let mut pats: Vec<u32> = Vec::new();
-            for (s, j) in found {
-                let n = &self.needles[j];
-                let (ws, we) = around(text, s, s + n.len, n.reach);
-                match span {
-                    Some((s0, e0)) if ws <= e0 => span = Some((s0.min(ws), e0.max(we))),
-                    Some((s0, e0)) => {
-                        if check(&text[s0..e0], &mut pats, &mut verify) {
-                            return Some(true);
-                        }
-                        span = Some((ws, we));
-                    }
-                    None => span = Some((ws, we)),
-                }
-                pats.extend_from_slice(&n.patterns);
-            }
-            let hit = span.is_some_and(|(s, e)| check(&text[s..e], &mut pats, &mut verify));
-            if buf.capacity() > 1 << 20 {
-                // Do not keep a large file's buffer for the rest of the run.
-                *buf = Vec::new();
-            }
-            Some(hit)
-        })
+        Some(span.is_some_and(|(s, e)| check(&text[s..e], &mut pats, &mut verify)))
     }
 }
 
@@ -619,14 +727,14 @@ fn literal_words(hir: &Hir) -> Option<Literals> {
 /// length (a word left out of `frequency` is in under 1% of files), with
 /// a floor for short words.
 fn cost(w: &str, frequency: &BTreeMap<String, f64>) -> u64 {
-    // The search looks at the first bytes of every word at once: a word
-    // of one or two letters makes it stop at many places, for every word.
-    // Three- and four-letter words (`bit`, `top`, `lag`, `sync`) are rare
-    // as words but common inside others (`bitmap`, `stop`, `flag`), and
-    // the search stops at each of those too: a longer word of the same
-    // literal is looked for instead where there is one (floors chosen by
-    // callgrind on v5.1 GigaComputing: 3 => 5, 4 => 3 gave 409.1M
-    // instructions; 200 and 30, 400.7M; 1000 and 100, 417.3M).
+    // Every place an anchor is found, the text around it is put in normal
+    // form and tried: short words are found often, and a word missing
+    // from `frequency` may be common, so short words get a floor and a
+    // longer word of the same literal is looked for where there is one.
+    // The floors were chosen for an earlier search that stopped inside
+    // words too; with the pass over word starts they matter little
+    // (callgrind on v5.1 GigaComputing: these 430.2M instructions, floors
+    // of 200, 50, 20 and 5 429.7M).
     let floor = match w.len() {
         0 => return u64::MAX / 4,
         1 => 2000,
@@ -863,6 +971,46 @@ mod tests {
         // nothing else.
         assert_eq!(a.needles.len(), 2);
         assert_eq!(spans(&a, "a grad b"), [("grad".to_string(), vec![1])]);
+    }
+
+    #[test]
+    fn word_starts_64_bytes_at_a_time() {
+        // Every byte value, and the camelCase cases, across block edges.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let alphabet = b"aZ0_ Bq9\xffx\x80AAb";
+        for round in 0..400 {
+            let len = round % 200;
+            let t: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    if round % 2 == 0 {
+                        alphabet[(seed % alphabet.len() as u64) as usize]
+                    } else {
+                        (seed >> 24) as u8
+                    }
+                })
+                .collect();
+            let want: Vec<usize> = (0..t.len())
+                .filter(|&i| alnum(t[i]) && word_start(&t, i))
+                .collect();
+            let mut got = Vec::new();
+            let mut carry = Carry::default();
+            for (b, chunk) in t.chunks(64).enumerate() {
+                let mut block = [0u8; 64];
+                block[..chunk.len()].copy_from_slice(chunk);
+                let next = t.get((b + 1) * 64).copied().unwrap_or(0);
+                let (mut m, a) = starts64(&block, next, &mut carry);
+                let alnums = (0..64).filter(|i| a >> i & 1 == 1).count();
+                assert_eq!(alnums, chunk.iter().filter(|&&c| alnum(c)).count());
+                while m != 0 {
+                    got.push(b * 64 + m.trailing_zeros() as usize);
+                    m &= m - 1;
+                }
+            }
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&t));
+        }
     }
 
     #[test]
