@@ -184,6 +184,33 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
+/// Batch schedulers' directives and the command each stands for: a
+/// comment to the shell, the job's options to the scheduler (Slurm, PBS,
+/// LSF, Grid Engine, Cobalt, Flux).
+const BATCH_DIRECTIVES: [(&str, &str); 6] = [
+    ("#SBATCH", "sbatch"),
+    ("#PBS", "qsub"),
+    ("#BSUB", "bsub"),
+    ("#$", "qsub"),
+    ("#COBALT", "qsub"),
+    ("#FLUX:", "flux"),
+];
+
+/// A scheduler directive line (`#SBATCH --export=ALL,NAME=1`) as the
+/// command line it stands for (`sbatch --export=ALL,NAME=1`), its own
+/// comment left out. The scheduler reads only the directives before the
+/// script's first command, and `##SBATCH` is one switched off: the caller
+/// asks only in the header, and a second `#` is no directive.
+fn batch_directive(line: &str) -> Option<String> {
+    BATCH_DIRECTIVES.iter().find_map(|(prefix, command)| {
+        let rest = line.trim_start().strip_prefix(prefix)?;
+        if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+            return None;
+        }
+        Some(format!("{command} {}", strip_comment(rest).trim()))
+    })
+}
+
 /// The first word of a shell value: a quoted string, or text up to white space.
 fn first_word(v: &str) -> &str {
     let v = v.trim();
@@ -435,12 +462,20 @@ fn parse_shell(text: &str) -> Vec<Entry> {
     // Open `if`s: the condition of the branch being read, when it is one
     // the scan can decide (see [`super::shell_guard`]).
     let mut ifs: Vec<Option<String>> = Vec::new();
+    // Before the script's first command: where batch schedulers read
+    // their directives.
+    let mut header = true;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
         let lineno = i as u64 + 1;
         let closes = guard_line(line, lineno, &mut ifs, &mut out);
-        shell_line(line, lineno, &[], &mut out);
+        match batch_directive(line).filter(|_| header) {
+            Some(command) => shell_line(&command, lineno, &[], &mut out),
+            None => shell_line(line, lineno, &[], &mut out),
+        }
+        let t = line.trim_start();
+        header &= t.is_empty() || t.starts_with('#');
         for _ in 0..closes {
             out.push(guard_entry(EntryKind::GuardEnd, lineno, String::new(), ""));
         }
@@ -1561,6 +1596,29 @@ mod tests {
                 (2, "C".into(), "2".into()),
                 (3, "D".into(), "3".into()),
                 (3, "E".into(), "4".into()),
+            ],
+            "{g:#?}"
+        );
+    }
+
+    #[test]
+    fn batch_directives_in_the_header() {
+        let got = |e: &[Entry]| -> Vec<(u64, String, String)> {
+            e.iter()
+                .filter(|x| x.kind == (EntryKind::Key { header: false }))
+                .map(|x| (x.line, x.path.join("."), x.value.clone()))
+                .collect()
+        };
+        let sh = "#!/bin/bash\n#SBATCH --export=ALL,A=1 # a comment\n##SBATCH --export=ALL,B=1\n\n#PBS -v C=2\n#BSUB -env \"all, D=3\"\n#$ -v E=4\n#FLUX: --env=F=5\nsrun t.py\n#SBATCH --export=ALL,G=6\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert_eq!(
+            g,
+            [
+                (2, "A".into(), "1".into()),
+                (5, "C".into(), "2".into()),
+                (6, "D".into(), "3".into()),
+                (7, "E".into(), "4".into()),
+                (8, "F".into(), "5".into()),
             ],
             "{g:#?}"
         );
