@@ -1492,12 +1492,6 @@ mod tests {
     /// YAML flow map are settings with key paths.
     #[test]
     fn overrides_env_lists_and_flow_maps() {
-        let got = |e: &[Entry]| -> Vec<(u64, String, String)> {
-            e.iter()
-                .filter(|x| x.kind == (EntryKind::Key { header: false }))
-                .map(|x| (x.line, x.path.join("."), x.value.clone()))
-                .collect()
-        };
         let e = parse(
             "python t.py model.optim.name=lamb +x.y='a' ++z=1 --lr=2 a==b =c d.=e\nexport A=1 B=2\n",
             Format::Shell,
@@ -1541,14 +1535,16 @@ mod tests {
     /// Here-documents a script writes a config with, `NAME=value` list
     /// items, JSON in a quoted YAML string and `NAME=value` items of a
     /// flag's value: settings at their own lines.
+    /// The settings of `e` as (line, key path, value).
+    fn got(e: &[Entry]) -> Vec<(u64, String, String)> {
+        e.iter()
+            .filter(|x| x.kind == (EntryKind::Key { header: false }))
+            .map(|x| (x.line, x.path.join("."), x.value.clone()))
+            .collect()
+    }
+
     #[test]
     fn heredocs_env_items_and_exports() {
-        let got = |e: &[Entry]| -> Vec<(u64, String, String)> {
-            e.iter()
-                .filter(|x| x.kind == (EntryKind::Key { header: false }))
-                .map(|x| (x.line, x.path.join("."), x.value.clone()))
-                .collect()
-        };
         let sh = "cat > ds.json <<-'EOF'\n{\"optimizer\": {\"type\": \"OneBitAdam\"}}\nEOF\n\
                   cat > c.yaml << EOF\ntrain:\n  kvstore: dist_async\nEOF\n\
                   python - <<EOF\nA=1\nEOF\nx=$((1 << y))\nB=2\n";
@@ -1603,12 +1599,6 @@ mod tests {
 
     #[test]
     fn batch_directives_in_the_header() {
-        let got = |e: &[Entry]| -> Vec<(u64, String, String)> {
-            e.iter()
-                .filter(|x| x.kind == (EntryKind::Key { header: false }))
-                .map(|x| (x.line, x.path.join("."), x.value.clone()))
-                .collect()
-        };
         let sh = "#!/bin/bash\n#SBATCH --export=ALL,A=1 # a comment\n##SBATCH --export=ALL,B=1\n\n#PBS -v C=2\n#BSUB -env \"all, D=3\"\n#$ -v E=4\n#FLUX: --env=F=5\nsrun t.py\n#SBATCH --export=ALL,G=6\n";
         let g = got(&parse(sh, Format::Shell));
         assert_eq!(
