@@ -924,6 +924,17 @@ mod tests {
     }
 
     #[test]
+    fn words_inside_words() {
+        // A suffix literal's word need not start a word of the normal
+        // form: every letter and digit is a place to look.
+        let a = anchors(&["[a-z]*sgd"]);
+        assert!(a.needles.iter().any(|n| !n.starts));
+        assert_eq!(texts(spans(&a, "hook: powersgd\n")), ["powersgd"]);
+        assert_eq!(texts(spans(&a, "x: PowerSGD")), ["PowerSGD"]);
+        assert!(spans(&a, "x: sgdm").is_empty());
+    }
+
+    #[test]
     fn words_that_start_alike() {
         // `sync` starts `synchronous`: both are tried where the longer is
         // found.
