@@ -409,6 +409,12 @@ impl Anchors {
         }
     }
 
+    /// The words looked for, longest first.
+    #[cfg(test)]
+    pub(super) fn words(&self) -> &[String] {
+        &self.words
+    }
+
     /// The pass over raw text; `None` when it cannot be built.
     fn table(&self) -> Option<&Table> {
         self.table
