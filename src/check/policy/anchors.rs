@@ -369,11 +369,13 @@ impl Anchors {
         // fewer words, each as rare.
         let mut texts: Vec<String> = by_text.keys().cloned().collect();
         texts.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        // The shortest such word: each prefix looked up, shortest first (a
+        // scan of every pair cost a few million instructions per run).
+        let known: std::collections::HashSet<&str> = texts.iter().map(String::as_str).collect();
         for t in &texts {
-            let Some(short) = texts
-                .iter()
-                .filter(|s| s.len() >= FOLD && s.len() < t.len() && t.starts_with(s.as_str()))
-                .min_by_key(|s| s.len())
+            let Some(short) = (FOLD..t.len())
+                .filter_map(|k| t.get(..k))
+                .find(|s| known.contains(s))
             else {
                 continue;
             };
