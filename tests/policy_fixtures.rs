@@ -647,7 +647,7 @@ fn a_config_against_the_log_of_its_own_run() {
 
 /// Issue 16, item 3 (POL009): a config of the package's own implementation
 /// that sets a fixed hyperparameter (llama2_70b_lora's weight decay, LoRA
-/// alpha and gradient clipping, llama31_405b's end learning rate) to
+/// alpha and rank and gradient clipping, llama31_405b's end learning rate) to
 /// another value, in a shell config, a NeMo or MaxText YAML or command-line flags, is
 /// a warning once per file and key. Quiet: the reference in another form,
 /// a default the system's config overrides with the reference, unresolved
@@ -673,12 +673,15 @@ fn fixed_hyperparameters_set_in_configs() {
         ("wrong_shell/config_common.sh", 2),
         ("wrong_shell/config_common.sh", 3),
         ("wrong_shell/config_common.sh", 4),
+        ("wrong_shell/config_common.sh", 6),
         ("wrong_yaml/conf/peft.yaml", 3),
         ("wrong_yaml/conf/peft.yaml", 7),
+        ("wrong_yaml/conf/peft.yaml", 8),
         ("wrong_yaml/conf/peft.yaml", 11),
         ("wrong_flags/run.sh", 4),
         ("wrong_flags/run.sh", 5),
         ("wrong_flags/run.sh", 6),
+        ("wrong_flags/run.sh", 7),
         ("wrong_maxtext/base.yml", 5),
         ("wrong_maxtext/base.yml", 6),
         ("shadowed/conf/peft.yaml", 4),
