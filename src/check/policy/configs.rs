@@ -68,7 +68,11 @@ pub enum Format {
 /// signal data lists.
 pub fn format_of(name: &str, extensions: &[String], names: &[String]) -> Option<Format> {
     let lower = name.to_lowercase();
-    if names.iter().any(|n| n == name) {
+    // A name with `*` (`Dockerfile.*`) is a pattern, compared lower-cased.
+    let named = |n: &String| {
+        n == name || (n.contains('*') && super::signals::wildcard(&n.to_lowercase(), &lower))
+    };
+    if names.iter().any(named) {
         return Some(
             if lower == "dockerfile" || lower.ends_with(".env") || lower == ".env" {
                 Format::Shell
@@ -472,7 +476,10 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         let closes = guard_line(line, lineno, &mut ifs, &mut out);
         match batch_directive(line).filter(|_| header) {
             Some(command) => shell_line(&command, lineno, &[], &mut out),
-            None => shell_line(line, lineno, &[], &mut out),
+            None => match continued_value(line, lines.get(i + 1).copied()) {
+                Some(joined) => shell_line(&joined, lineno, &[], &mut out),
+                None => shell_line(line, lineno, &[], &mut out),
+            },
         }
         let t = line.trim_start();
         header &= t.is_empty() || t.starts_with('#');
@@ -515,6 +522,22 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         ));
     }
     out
+}
+
+/// A line that ends in a flag and a `\\` continuation, with the word that
+/// opens the next line when that word is the flag's value (`--kv-store \\`
+/// then `dist_async`): the line read as if the value stood on it, as the
+/// shell joins them. The next line is read on its own as well; its first
+/// word alone gives no setting.
+fn continued_value(line: &str, next: Option<&str>) -> Option<String> {
+    let body = line.trim_end().strip_suffix('\\')?;
+    let flag = body.split_whitespace().next_back()?;
+    if !flag.starts_with("--") || flag.contains('=') {
+        return None;
+    }
+    let value = next?.split_whitespace().next()?;
+    let plain = !value.starts_with(['-', '#', '\\', '|', '&', ';', '>', '<', ')']);
+    plain.then(|| format!("{body} {value}"))
 }
 
 fn guard_entry(kind: EntryKind, line: u64, value: String, display: &str) -> Entry {
@@ -1595,6 +1618,39 @@ mod tests {
             ],
             "{g:#?}"
         );
+    }
+
+    #[test]
+    fn flag_values_on_a_continued_line() {
+        let sh = "python t.py \\\n  --kv-store \\\n  dist_async \\\n  --fp16 \\\n  --lr 0.1\n\
+                  python u.py --a \\\n --b 2 \\\n  | tee log\n";
+        let flags: Vec<(u64, String, String)> = parse(sh, Format::Shell)
+            .iter()
+            .filter(|x| x.kind == EntryKind::Flag)
+            .map(|x| (x.line, x.path.join("."), x.value.clone()))
+            .collect();
+        for want in [
+            (2, "kv-store", "dist_async"),
+            (5, "lr", "0.1"),
+            (7, "b", "2"),
+        ] {
+            assert!(
+                flags
+                    .iter()
+                    .any(|(l, p, v)| (*l, p.as_str(), v.as_str()) == want),
+                "{want:?} in {flags:#?}"
+            );
+        }
+        // A flag whose next line opens with another flag or an operator
+        // stays bare.
+        for bare in ["fp16", "a"] {
+            assert!(
+                flags
+                    .iter()
+                    .all(|(_, p, v)| p != bare || v.is_empty() || v == "true"),
+                "{bare} in {flags:#?}"
+            );
+        }
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl ConfigFiles {
 
 /// Whether `name` matches `pattern`, where `*` stands for any run of
 /// characters (possibly none) and everything else for itself.
-fn wildcard(pattern: &str, name: &str) -> bool {
+pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
     let mut parts = pattern.split('*');
     let Some(first) = parts.next() else {
         return name.is_empty();
