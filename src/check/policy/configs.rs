@@ -383,6 +383,13 @@ fn assignment(
     };
     let key = key.trim_start_matches(['+', '~']);
     if assigned == Some(key) {
+        // The variable's own assignment, glued to the first word of its
+        // quoted value (`ARGS="model.optim.name=sgd model.optim.lr=0.1"`):
+        // that word is an argument like the others.
+        let inner = value.trim_start_matches(['"', '\'']);
+        if inner.contains('=') {
+            assignment(inner, lineno, parents, None, out);
+        }
         return;
     }
     let value = value.trim_matches(['"', '\'']);
@@ -1166,6 +1173,11 @@ pub fn scan(
             key_n.push_str(p);
         }
         let own_n = norm_path.last().map_or("", String::as_str);
+        if norm_path.iter().any(|p| m.is_prose_key(p)) {
+            // A description or help text (or a flag read out of one):
+            // words about settings, not one.
+            continue;
+        }
         let negated = m.is_negated(own_n);
         let keyed = e.kind != EntryKind::Value;
         let parent_disabled = under_disabled(&e.path[..e.path.len().saturating_sub(1)]);

@@ -14,6 +14,9 @@ pub struct SignalsFile {
     off_values: Vec<String>,
     negation_prefixes: Vec<String>,
     enable_keys: Vec<String>,
+    /// Keys whose values are prose (`description`, `help`): never settings.
+    #[serde(default)]
+    prose_keys: Vec<String>,
     allowed: Vec<AllowedFile>,
     families: Vec<FamilyFile>,
     config_files: ConfigFiles,
@@ -173,6 +176,7 @@ pub struct SignalMatcher {
     off_values: BTreeSet<String>,
     negation_prefixes: Vec<String>,
     enable_keys: BTreeSet<String>,
+    prose_keys: BTreeSet<String>,
     pub config_files: ConfigFiles,
 }
 
@@ -259,6 +263,7 @@ impl SignalMatcher {
                 .map(|p| normalize(p))
                 .collect(),
             enable_keys: file.enable_keys.iter().map(|k| normalize(k)).collect(),
+            prose_keys: file.prose_keys.iter().map(|k| normalize(k)).collect(),
             config_files: file.config_files,
         })
     }
@@ -332,6 +337,12 @@ impl SignalMatcher {
     /// Whether a normalised key is an on/off switch of its section (`enabled`).
     pub fn is_enable_key(&self, norm: &str) -> bool {
         self.enable_keys.contains(norm)
+    }
+
+    /// Whether a normalised key holds prose (`description`, `help`): what
+    /// its value says is read by people, not by the run.
+    pub fn is_prose_key(&self, norm: &str) -> bool {
+        self.prose_keys.contains(norm)
     }
 }
 
