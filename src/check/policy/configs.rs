@@ -1109,11 +1109,16 @@ pub fn scan(
             continue;
         }
         let Some(k) = e.path.last() else { continue };
-        if !m.is_enable_key(&normalize(k)) {
+        let k = normalize(k);
+        let (enable, selector) = (m.is_enable_key(&k), m.is_selector_key(&k));
+        if !enable && !selector {
             continue;
         }
         let values = expand(&e.value, env, local);
-        if !values.iter().all(|v| m.is_off(v)) {
+        // A selector is off by a word (`type: none`), not by a number: mode
+        // 0 may choose a technique.
+        let off = |v: &String| m.is_off(v) && (enable || v.trim().parse::<f64>().is_err());
+        if !values.iter().all(off) {
             continue;
         }
         let section = e.path[..e.path.len() - 1].to_vec();

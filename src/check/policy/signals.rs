@@ -17,6 +17,10 @@ pub struct SignalsFile {
     /// Keys whose values are prose (`description`, `help`): never settings.
     #[serde(default)]
     prose_keys: Vec<String>,
+    /// Keys that choose a section's technique (`type`, `method`): one set
+    /// to none switches its section off.
+    #[serde(default)]
+    selector_keys: Vec<String>,
     allowed: Vec<AllowedFile>,
     families: Vec<FamilyFile>,
     config_files: ConfigFiles,
@@ -177,6 +181,7 @@ pub struct SignalMatcher {
     negation_prefixes: Vec<String>,
     enable_keys: BTreeSet<String>,
     prose_keys: BTreeSet<String>,
+    selector_keys: BTreeSet<String>,
     pub config_files: ConfigFiles,
 }
 
@@ -264,6 +269,7 @@ impl SignalMatcher {
                 .collect(),
             enable_keys: file.enable_keys.iter().map(|k| normalize(k)).collect(),
             prose_keys: file.prose_keys.iter().map(|k| normalize(k)).collect(),
+            selector_keys: file.selector_keys.iter().map(|k| normalize(k)).collect(),
             config_files: file.config_files,
         })
     }
@@ -337,6 +343,12 @@ impl SignalMatcher {
     /// Whether a normalised key is an on/off switch of its section (`enabled`).
     pub fn is_enable_key(&self, norm: &str) -> bool {
         self.enable_keys.contains(norm)
+    }
+
+    /// Whether a normalised key chooses its section's technique (`type`,
+    /// `method`): set to a word that is off (`none`), the section is off.
+    pub fn is_selector_key(&self, norm: &str) -> bool {
+        self.selector_keys.contains(norm)
     }
 
     /// Whether a normalised key holds prose (`description`, `help`): what
