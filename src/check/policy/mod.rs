@@ -510,9 +510,22 @@ pub(crate) fn vendored_files(rules: &PolicyRules, files: &[ImplFile]) -> Vec<boo
             (named(last) && cf.marks_implementation(name)).then_some(dir)
         })
         .collect();
+    // Files come folder by folder: the answer is the folder's, worked out
+    // once per run of files in it.
+    let mut last: Option<(&str, bool)> = None;
     files
         .iter()
-        .map(|f| vendored_in(&f.file.path, &named, &own))
+        .map(|f| {
+            let dir = f.file.path.rsplit_once('/').map_or("", |(d, _)| d);
+            match last {
+                Some((d, v)) if d == dir => v,
+                _ => {
+                    let v = vendored_in(&f.file.path, &named, &own);
+                    last = Some((dir, v));
+                    v
+                }
+            }
+        })
         .collect()
 }
 
