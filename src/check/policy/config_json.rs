@@ -148,10 +148,23 @@ pub(super) fn parse_json(text: &str) -> Vec<Entry> {
     json_entries(text, &[], 0, &mut out);
     if text.contains("--") {
         for (i, line) in text.lines().enumerate() {
-            flags(line, i as u64 + 1, &[], &mut out);
+            // The flags of a string value sit under its key ("args":
+            // "--kv-store dist_async" is args.kv-store), so that what is
+            // under a prose key ("help": "...") is known as such.
+            let parents: Vec<String> = line_key(line).into_iter().collect();
+            flags(line, i as u64 + 1, &parents, &mut out);
         }
     }
     out
+}
+
+/// The key a JSON line opens with (`"help": ...` gives `help`), when it
+/// opens with one.
+fn line_key(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix('"')?;
+    let end = rest.find('"')?;
+    let (key, after) = rest.split_at(end);
+    (!key.contains('\\') && after[1..].trim_start().starts_with(':')).then(|| key.to_string())
 }
 
 #[cfg(test)]
