@@ -1477,11 +1477,7 @@ mod tests {
     fn shell_forms() {
         let t =
             "export A=1\nB=\"x y\" # c\n: \"${C:-off}\"\npython t.py --d-e 3 --f=\"g\" --h \\\n";
-        let e = parse(t, Format::Shell);
-        let got: Vec<(u64, String, String)> = e
-            .iter()
-            .map(|e| (e.line, e.path.join("."), e.value.clone()))
-            .collect();
+        let got = got_where(&parse(t, Format::Shell), |_| true);
         for want in [
             (1, "A", "1"),
             (2, "B", "x y"),
@@ -1577,8 +1573,13 @@ mod tests {
     /// flag's value: settings at their own lines.
     /// The settings of `e` as (line, key path, value).
     fn got(e: &[Entry]) -> Vec<(u64, String, String)> {
+        got_where(e, |x| x.kind == (EntryKind::Key { header: false }))
+    }
+
+    /// The entries `keep` keeps, as (line, key path, value).
+    fn got_where(e: &[Entry], keep: impl Fn(&Entry) -> bool) -> Vec<(u64, String, String)> {
         e.iter()
-            .filter(|x| x.kind == (EntryKind::Key { header: false }))
+            .filter(|x| keep(x))
             .map(|x| (x.line, x.path.join("."), x.value.clone()))
             .collect()
     }
@@ -1641,11 +1642,7 @@ mod tests {
     fn flag_values_on_a_continued_line() {
         let sh = "python t.py \\\n  --kv-store \\\n  dist_async \\\n  --fp16 \\\n  --lr 0.1\n\
                   python u.py --a \\\n --b 2 \\\n  | tee log\n";
-        let flags: Vec<(u64, String, String)> = parse(sh, Format::Shell)
-            .iter()
-            .filter(|x| x.kind == EntryKind::Flag)
-            .map(|x| (x.line, x.path.join("."), x.value.clone()))
-            .collect();
+        let flags = got_where(&parse(sh, Format::Shell), |x| x.kind == EntryKind::Flag);
         for want in [
             (2, "kv-store", "dist_async"),
             (5, "lr", "0.1"),
