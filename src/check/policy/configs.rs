@@ -106,7 +106,7 @@ fn flag_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=("[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+("[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*))?"#,
+        r#"(?:^|[\s"'\[,(=])--([A-Za-z][A-Za-z0-9_.\-]*)(?:=(\\"[^"\\]*\\"|\\'[^'\\]*\\'|"[^"]*"|'[^']*'|[^\s"',\])]+)|[ \t]+(\\"[^"\\]*\\"|\\'[^'\\]*\\'|"[^"]*"|'[^']*'|[^\s"',\])\\\-][^\s"',\])]*))?"#,
     )
 }
 
@@ -248,7 +248,11 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
             None => format!("--{}", name.as_str()),
         };
         let value = match (written, item) {
-            (Some(m), _) => unquote(m.as_str()).to_string(),
+            // Quoted inside a quoted string: `CMD="t.py --x=\"v\""`.
+            (Some(m), _) => match m.as_str().strip_prefix('\\') {
+                Some(q) => unquote(q).trim_end_matches('\\').to_string(),
+                None => unquote(m.as_str()).to_string(),
+            },
             (None, Some(item)) => {
                 display = format!("{} {item}", display.trim_end_matches(['"', '\'']));
                 item
@@ -1635,6 +1639,21 @@ mod tests {
                 (3, "E".into(), "4".into()),
             ],
             "{g:#?}"
+        );
+    }
+
+    #[test]
+    fn flag_values_quoted_inside_a_quoted_string() {
+        let sh = "CMD=\"t.py --kv-store \\\"dist_async\\\" --lr=\\'0.1\\' --x=\\\"\\\"\"\n";
+        let flags = got_where(&parse(sh, Format::Shell), |x| x.kind == EntryKind::Flag);
+        assert_eq!(
+            flags,
+            [
+                (1, "kv-store".into(), "dist_async".into()),
+                (1, "lr".into(), "0.1".into()),
+                (1, "x".into(), "".into()),
+            ],
+            "{sh}"
         );
     }
 
