@@ -743,7 +743,7 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
         match yaml_key(content) {
             Some((k, v)) => {
                 let k = unquote(k.trim()).to_string();
-                let v = v.map(str::trim).unwrap_or("");
+                let v = untagged(v.map(str::trim).unwrap_or(""));
                 let is_block = v.starts_with('|') || v.starts_with('>');
                 let header = v.is_empty();
                 let value = if is_block {
@@ -1077,7 +1077,23 @@ pub struct Hit {
 /// dotted Python path (`torch.distributed.algorithms.ddp_comm_hooks...`).
 const MAX_VALUE_MATCHED: usize = 256;
 
+/// A YAML value without its standard tag (`!!str lamb` is `lamb`).
+fn untagged(v: &str) -> &str {
+    match v.strip_prefix("!!") {
+        Some(rest) => match rest.split_once(char::is_whitespace) {
+            Some((tag, value)) if tag.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                value.trim_start()
+            }
+            _ => v,
+        },
+        None => v,
+    }
+}
+
 /// Dotted key paths of a file with their values, for `${a.b}` references.
+/// Not a top-level key (`${a}`): in a shell file that is a variable, whose
+/// values are the environment's ([`super::interpolate::Env`], which knows
+/// which assignments a false condition guards).
 pub fn local_values(entries: &[Entry]) -> BTreeMap<String, String> {
     entries
         .iter()
@@ -1639,6 +1655,19 @@ mod tests {
                 (3, "E".into(), "4".into()),
             ],
             "{g:#?}"
+        );
+    }
+
+    #[test]
+    fn yaml_tags_and_dotted_references() {
+        let y = "optimizer: !!str lamb\nlr: !!float 1e-4\nt:\n  mode: dist_async\n";
+        let e = parse(y, Format::Yaml);
+        let g = got(&e);
+        assert!(g.contains(&(1, "optimizer".into(), "lamb".into())), "{g:?}");
+        assert!(g.contains(&(2, "lr".into(), "1e-4".into())), "{g:?}");
+        assert_eq!(
+            local_values(&e).get("t.mode").map(String::as_str),
+            Some("dist_async")
         );
     }
 

@@ -297,7 +297,9 @@ fn expand_with(
             let (name, default) = (r.name, r.default.map(str::trim));
             let mut options: BTreeSet<String> = BTreeSet::new();
             if let Some(l) = local.get(name) {
-                if !l.contains('$') {
+                // A key whose value refers on (`kvstore: ${mode}`, `mode:
+                // ${oc.env:M,dist_async}`) is expanded in the next round.
+                if !l.contains(&v[r.start..r.end]) {
                     options.insert(l.clone());
                 }
             }
@@ -336,6 +338,25 @@ fn expand_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_of_the_file_refer_on() {
+        let local: BTreeMap<String, String> = [
+            ("mode", "${oc.env:KV_MODE,dist_async}"),
+            ("loop", "${loop}"),
+            ("a.b", "x"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let env = Env::default();
+        assert_eq!(expand("${mode}", &env, &local), ["dist_async"]);
+        assert_eq!(expand("${a.b}_${mode}", &env, &local), ["x_dist_async"]);
+        // A key that refers to itself stays unresolved.
+        assert!(expand("${loop}", &env, &local)
+            .iter()
+            .all(|v| unresolved(v)));
+    }
 
     #[test]
     fn unresolved_references() {
