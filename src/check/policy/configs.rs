@@ -706,6 +706,10 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
     let mut stack: Vec<(usize, String)> = Vec::new();
     // Inside a block scalar (`key: |`): lines indented more than this.
     let mut block: Option<usize> = None;
+    // The block's key (its entry in `out`) and how many lines of text the
+    // block has had: a block of one word is the key's value (`kvstore: >-`
+    // then `dist_async`).
+    let mut block_key: Option<(usize, usize)> = None;
     for (i, raw) in text.lines().enumerate() {
         let lineno = i as u64 + 1;
         let indent = indent_of(raw);
@@ -714,9 +718,18 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 // Text of a block scalar: usually a script.
                 let parents: Vec<String> = stack.iter().map(|(_, k)| k.clone()).collect();
                 shell_line(raw, lineno, &parents, &mut out);
+                let word = raw.trim();
+                if let Some((at, lines)) = block_key.as_mut().filter(|_| !word.is_empty()) {
+                    *lines += 1;
+                    if let Some(e) = out.get_mut(*at) {
+                        let one = *lines == 1 && !word.contains(char::is_whitespace);
+                        e.value = if one { word.to_string() } else { String::new() };
+                    }
+                }
                 continue;
             }
             block = None;
+            block_key = None;
         }
         let code = strip_comment(raw);
         let trimmed = code.trim();
@@ -769,6 +782,7 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 });
                 if is_block {
                     block = Some(indent);
+                    block_key = Some((out.len() - 1, 0));
                 }
                 if v.starts_with('{') && v.ends_with('}') {
                     let mut at = parents.clone();
@@ -1656,6 +1670,16 @@ mod tests {
             ],
             "{g:#?}"
         );
+    }
+
+    #[test]
+    fn a_block_scalar_of_one_word_is_its_keys_value() {
+        let y = "a: >-\n  dist_async\nb: |\n  python t.py\n  --x 1\nc: |\n  one\n  two\nd: 1\n";
+        let g = got(&parse(y, Format::Yaml));
+        assert!(g.contains(&(1, "a".into(), "dist_async".into())), "{g:?}");
+        assert!(g.contains(&(3, "b".into(), "".into())), "{g:?}");
+        assert!(g.contains(&(6, "c".into(), "".into())), "{g:?}");
+        assert!(g.contains(&(9, "d".into(), "1".into())), "{g:?}");
     }
 
     #[test]
