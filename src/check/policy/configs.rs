@@ -1109,9 +1109,16 @@ fn untagged(v: &str) -> &str {
 /// values are the environment's ([`super::interpolate::Env`], which knows
 /// which assignments a false condition guards).
 pub fn local_values(entries: &[Entry]) -> BTreeMap<String, String> {
+    local_values_with(entries, false)
+}
+
+/// [`local_values`], and the top-level keys too when `top_level` (a YAML,
+/// JSON or INI file, where `${mode}` is OmegaConf's reference to a key).
+pub fn local_values_with(entries: &[Entry], top_level: bool) -> BTreeMap<String, String> {
+    let least = if top_level { 1 } else { 2 };
     entries
         .iter()
-        .filter(|e| e.kind == (EntryKind::Key { header: false }) && e.path.len() >= 2)
+        .filter(|e| e.kind == (EntryKind::Key { header: false }) && e.path.len() >= least)
         .take(10_000)
         .map(|e| (e.path.join("."), e.value.clone()))
         .collect()
@@ -1692,6 +1699,14 @@ mod tests {
         assert_eq!(
             local_values(&e).get("t.mode").map(String::as_str),
             Some("dist_async")
+        );
+        // A top-level key only where it is one of the file's keys.
+        assert_eq!(local_values(&e).get("optimizer"), None);
+        assert_eq!(
+            local_values_with(&e, true)
+                .get("optimizer")
+                .map(String::as_str),
+            Some("lamb")
         );
     }
 

@@ -597,7 +597,15 @@ fn entry_findings(
 ) -> Vec<Finding> {
     let path = f.file.path.as_str();
     let local = if entries.iter().any(|e| e.value.contains("${")) {
-        configs::local_values(entries)
+        // In a YAML, JSON or INI file `${mode}` may be a top-level key of
+        // the file (OmegaConf); in a shell file it is a variable.
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let keyed = rules
+            .signals
+            .config_files
+            .format(name)
+            .is_some_and(|f| f != configs::Format::Shell);
+        configs::local_values_with(entries, keyed)
     } else {
         BTreeMap::new()
     };
