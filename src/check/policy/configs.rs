@@ -382,6 +382,9 @@ fn assignment(
     assigned: Option<&str>,
     out: &mut Vec<Entry>,
 ) {
+    // A flag's quoted value (`--fdl_set="optimizer=lion"`) opens with its
+    // quote.
+    let word = word.trim_start_matches(['"', '\'']);
     let Some((key, value)) = word.split_once('=') else {
         return;
     };
@@ -1676,6 +1679,17 @@ mod tests {
                 (3, "E".into(), "4".into()),
             ],
             "{g:#?}"
+        );
+    }
+
+    #[test]
+    fn quoted_key_value_items_of_a_flag() {
+        let sh = "python m.py --fdl_set=\"optimizer=lion\" --fdl_set='train.steps=100'\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert!(g.contains(&(1, "optimizer".into(), "lion".into())), "{g:?}");
+        assert!(
+            g.contains(&(1, "train.steps".into(), "100".into())),
+            "{g:?}"
         );
     }
 
