@@ -27,6 +27,7 @@ pub mod disclosure;
 pub mod eval_schedule;
 mod forward;
 pub mod frameworks;
+mod hydra_package;
 pub mod hyperparams;
 pub mod interpolate;
 mod log_fixed;

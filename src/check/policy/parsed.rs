@@ -8,6 +8,7 @@
 //! distinct contents (the same `config_common.sh` in every system's folder).
 
 use super::configs::{self, Entry, Format};
+use super::hydra_package;
 use super::PolicyRules;
 use crate::discover::tree::ImplFile;
 use crate::finding::{code, Finding};
@@ -39,6 +40,8 @@ struct Refs {
     /// The variables, as [`interpolate::env_references`] names them.
     names: Vec<String>,
     format: Format,
+    /// Where its keys sit ([`hydra_package`]).
+    package: Option<Vec<String>>,
     /// Its bytes, when it was not parsed (a vendored config).
     bytes: Option<Vec<u8>>,
 }
@@ -53,9 +56,15 @@ pub struct ParsedConfigs {
     vendored: Vec<bool>,
 }
 
+/// What two files must share to share a parse: their bytes' hash, their
+/// format and where their keys sit.
+type SameText<'a> = (u64, Format, Option<&'a [String]>);
+
 /// A file read, before parsing.
 struct Pending {
     format: Format,
+    /// Where its keys sit in the composed config ([`hydra_package`]).
+    package: Option<Vec<String>>,
     scan: bool,
     /// Kept when the file is to be parsed.
     bytes: Option<Vec<u8>>,
@@ -76,20 +85,21 @@ impl ParsedConfigs {
             .collect();
         // Distinct contents, by hash then by bytes (a collision must not
         // give a file another's settings).
-        let mut first: HashMap<(u64, Format), Vec<(usize, usize)>> = HashMap::new();
+        let mut first: HashMap<SameText, Vec<(usize, usize)>> = HashMap::new();
         let mut to_parse: Vec<(usize, Format)> = Vec::new();
         let mut text_of: Vec<Option<usize>> = vec![None; files.len()];
         for (i, p) in pending.iter().enumerate() {
             let Ok(Pending {
                 format,
                 bytes: Some(bytes),
+                package,
                 ..
             }) = p
             else {
                 continue;
             };
             let h = content_hash(bytes);
-            let same = first.entry((h, *format)).or_default();
+            let same = first.entry((h, *format, package.as_deref())).or_default();
             let found = same.iter().find(|(j, _)| match &pending[*j] {
                 Ok(Pending { bytes: Some(b), .. }) => b == bytes,
                 _ => false,
@@ -108,9 +118,14 @@ impl ParsedConfigs {
         let texts: Vec<Vec<Entry>> = to_parse
             .par_iter()
             .map(|&(i, format)| match &pending[i] {
-                Ok(Pending { bytes: Some(b), .. }) => {
-                    configs::parse(&String::from_utf8_lossy(b), format)
-                }
+                Ok(Pending {
+                    bytes: Some(b),
+                    package,
+                    ..
+                }) => under(
+                    configs::parse(&String::from_utf8_lossy(b), format),
+                    package.as_deref(),
+                ),
                 _ => Vec::new(),
             })
             .collect();
@@ -224,9 +239,9 @@ impl ParsedConfigs {
             return None;
         };
         match (&r.bytes, text) {
-            (Some(b), _) => Some(Cow::Owned(configs::parse(
-                &String::from_utf8_lossy(b),
-                r.format,
+            (Some(b), _) => Some(Cow::Owned(under(
+                configs::parse(&String::from_utf8_lossy(b), r.format),
+                r.package.as_deref(),
             ))),
             (None, Some(t)) => self.texts.get(*t).map(|e| Cow::Borrowed(e.as_slice())),
             (None, None) => None,
@@ -236,6 +251,17 @@ impl ParsedConfigs {
     fn text(&self, t: Option<usize>) -> &[Entry] {
         t.and_then(|t| self.texts.get(t)).map_or(&[], Vec::as_slice)
     }
+}
+
+/// `entries` with `package` before each key path (a Hydra group file's
+/// keys, [`hydra_package`]).
+fn under(mut entries: Vec<Entry>, package: Option<&[String]>) -> Vec<Entry> {
+    if let Some(p) = package {
+        for e in &mut entries {
+            e.path.splice(0..0, p.iter().cloned());
+        }
+    }
+    entries
 }
 
 fn content_hash(b: &[u8]) -> u64 {
@@ -297,6 +323,12 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
     // upstream examples, whose settings are notes) is read only where the
     // prefilter finds each of a setting's words as a run of the text.
     let scan = format == Format::Shell || !vendored || rules.prefilter.may_match(&bytes, false);
+    let package = (format == Format::Yaml)
+        .then(|| {
+            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SNIFF)]);
+            hydra_package::package(path, &text, &cf.hydra_groups)
+        })
+        .flatten();
     // A file ruled out may still take a value from a variable another
     // config sets: what it refers to is kept (with its bytes, when they
     // would not be parsed), for when the variables are known.
@@ -308,6 +340,7 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
             Box::new(Refs {
                 names,
                 format,
+                package: package.clone(),
                 bytes: None,
             })
         })
@@ -322,6 +355,7 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
     };
     Ok(Pending {
         format,
+        package,
         scan,
         bytes,
         refs,

@@ -79,6 +79,11 @@ pub struct ConfigFiles {
     /// [`super::vendored_files`]).
     #[serde(default, deserialize_with = "lower_case_names")]
     pub implementation_markers: Vec<String>,
+    /// Folder names read as Hydra config groups (compared without case):
+    /// a YAML file in one puts its keys under the folder's name (see
+    /// [`super::hydra_package`]).
+    #[serde(default, deserialize_with = "lower_case_names")]
+    pub hydra_groups: Vec<String>,
 }
 
 fn lower_case_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {

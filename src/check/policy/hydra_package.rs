@@ -1,0 +1,125 @@
+//! Where a Hydra config group file's keys sit in the config the run
+//! composes (its *package*).
+//!
+//! A file of a config group (`conf/optim/fused_adam.yaml`, chosen by a
+//! defaults list's `- optim@model.optim: fused_adam`) holds its keys
+//! without the group's name: NeMo's optimizer files say `name: fused_adam`
+//! at their top level, which the run reads as `model.optim.name`. Read
+//! alone, `name` is no optimizer key. Hydra puts a group file's keys under
+//! the group's name unless the file says otherwise in a `# @package`
+//! header (`_global_`: at the top level; `_group_`: the group's name; any
+//! other: that dotted path). The folders read as groups are data
+//! (`config_files.hydra_groups` in `rules/policy/signals.yaml`); a header
+//! counts in any folder.
+
+/// Lines at the top of a file looked at for a `# @package` header (Hydra
+/// reads it from the file's first comment lines).
+const HEADER_LINES: usize = 10;
+
+/// The key path a YAML config at `path` (its folders separated by `/`)
+/// puts its keys under, or `None` for the top level. `groups`: folder names
+/// read as config groups (lower-cased).
+pub fn package(path: &str, text: &str, groups: &[String]) -> Option<Vec<String>> {
+    let folder = path
+        .rsplit_once('/')
+        .map(|(dir, _)| dir.rsplit_once('/').map_or(dir, |(_, d)| d))
+        .unwrap_or("");
+    match header(text) {
+        Some(Header::Global) => None,
+        Some(Header::At(p)) => Some(p),
+        Some(Header::Group) => (!folder.is_empty()).then(|| vec![folder.to_string()]),
+        None => groups
+            .iter()
+            .any(|g| g.eq_ignore_ascii_case(folder))
+            .then(|| vec![folder.to_string()]),
+    }
+}
+
+enum Header {
+    Global,
+    Group,
+    At(Vec<String>),
+}
+
+/// The `# @package X` line among the file's first comment lines.
+fn header(text: &str) -> Option<Header> {
+    for line in text.lines().take(HEADER_LINES) {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let Some(comment) = t.strip_prefix('#') else {
+            // Hydra reads the header only before the first key.
+            return None;
+        };
+        let Some(rest) = comment.trim_start().strip_prefix("@package") else {
+            continue;
+        };
+        let p = rest.trim();
+        return match p {
+            "" => None,
+            "_global_" => Some(Header::Global),
+            "_group_" => Some(Header::Group),
+            _ => {
+                // `_global_.model.optim` is `model.optim` from the top.
+                let p = p.strip_prefix("_global_.").unwrap_or(p);
+                let parts: Vec<String> = p
+                    .split('.')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                (!parts.is_empty()).then_some(Header::At(parts))
+            }
+        };
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::package;
+
+    fn groups() -> Vec<String> {
+        vec!["optim".into(), "optimizer".into()]
+    }
+
+    #[test]
+    fn a_group_folder_puts_keys_under_its_name() {
+        let p = package("X/conf/optim/lion.yaml", "name: lion\n", &groups());
+        assert_eq!(p, Some(vec!["optim".to_string()]));
+        // Compared without case; the folder's own spelling is the key.
+        let p = package("X/conf/Optimizer/a.yaml", "name: a\n", &groups());
+        assert_eq!(p, Some(vec!["Optimizer".to_string()]));
+        // Another folder: the top level.
+        assert_eq!(package("X/conf/model/a.yaml", "name: a\n", &groups()), None);
+        assert_eq!(package("a.yaml", "name: a\n", &groups()), None);
+    }
+
+    #[test]
+    fn a_package_header_says_where() {
+        let g = groups();
+        let global = "# Copyright\n\n# @package _global_\nname: lion\n";
+        assert_eq!(package("X/conf/optim/a.yaml", global, &g), None);
+        let at = "# @package model.optim\nname: lion\n";
+        assert_eq!(
+            package("X/conf/other/a.yaml", at, &g),
+            Some(vec!["model".to_string(), "optim".to_string()])
+        );
+        let from_top = "# @package _global_.model.optim\nname: lion\n";
+        assert_eq!(
+            package("X/conf/a.yaml", from_top, &g),
+            Some(vec!["model".to_string(), "optim".to_string()])
+        );
+        let group = "# @package _group_\nname: lion\n";
+        assert_eq!(
+            package("X/conf/sched/a.yaml", group, &g),
+            Some(vec!["sched".to_string()])
+        );
+        // After the first key a comment is no header.
+        let late = "name: lion\n# @package _global_\n";
+        assert_eq!(
+            package("X/conf/optim/a.yaml", late, &g),
+            Some(vec!["optim".to_string()])
+        );
+    }
+}
