@@ -420,6 +420,17 @@ fn assignment(
     });
 }
 
+/// A dict written in a string: JSON as it is; a Python dict literal
+/// (single quotes and no double quote, `{'name': 'lion'}`) with its quotes
+/// made JSON's.
+fn python_dict_as_json(s: &str) -> String {
+    if s.contains('"') || !s.contains('\'') {
+        s.to_string()
+    } else {
+        s.replace('\'', "\"")
+    }
+}
+
 /// `${oc.env:NAME,default}` (OmegaConf): the variable with its default, as
 /// a setting of its own.
 fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
@@ -767,9 +778,11 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 } else {
                     unquote(v).to_string()
                 };
-                // JSON in a quoted string (`TF_CONFIG: '{"cluster": ...}'`).
+                // JSON in a quoted string (`TF_CONFIG: '{"cluster": ...}'`),
+                // or a Python dict written the same way with single quotes
+                // (`optimizer_kwargs: "{'name': 'lion'}"`).
                 let json = (!v.starts_with('{') && value.starts_with('{') && value.ends_with('}'))
-                    .then(|| value.clone());
+                    .then(|| python_dict_as_json(&value));
                 let mut path = parents.clone();
                 path.push(k.clone());
                 out.push(Entry {
@@ -822,6 +835,11 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                         kind: EntryKind::Key { header: false },
                         display: item.to_string(),
                     });
+                } else if !item.contains(char::is_whitespace) {
+                    // `- model.optim.name=lamb`: a Hydra override in a list
+                    // (the `overrides.yaml` Hydra saves beside a run, its
+                    // `hydra.overrides.task`), the dotted key a path.
+                    assignment(item, lineno, &parents, None, &mut out);
                 }
                 flags(content, lineno, &parents, &mut out);
             }
@@ -1566,6 +1584,50 @@ mod tests {
         // A command line keeps its own pairs.
         let e = parse("python t.py --a 1, --b\n", Format::Shell);
         assert_eq!(flag(&e, "a"), Some((1, "1".into())));
+    }
+
+    /// The overrides Hydra saves beside a run (`.hydra/overrides.yaml`, a
+    /// list of `key=value`) are settings; a list item that is no override
+    /// (a pinned package, a URL, a flag) is not.
+    #[test]
+    fn hydra_override_lists() {
+        let y = "- model.optim.name=lamb\n- +trainer.devices=8\n- pkg.sub==1.26\n- https://x.org/a.b=c\n- a.b c=d\n";
+        let e = parse(y, Format::Yaml);
+        let keyed: Vec<_> = got(&e).into_iter().filter(|x| !x.1.is_empty()).collect();
+        assert_eq!(
+            keyed,
+            [
+                (1, "model.optim.name".into(), "lamb".into()),
+                (2, "trainer.devices".into(), "8".into()),
+            ],
+            "{e:#?}"
+        );
+        let nested = "hydra:\n  overrides:\n    task:\n      - model.optim.name=lamb\n";
+        let e = parse(nested, Format::Yaml);
+        assert!(
+            got(&e).contains(&(
+                4,
+                "hydra.overrides.task.model.optim.name".into(),
+                "lamb".into()
+            )),
+            "{e:#?}"
+        );
+    }
+
+    /// A Python dict in a YAML string is read as JSON in one is.
+    #[test]
+    fn python_dicts_in_strings() {
+        let e = parse(
+            "optimizer: \"{'type': 'lamb', 'lr': 4e-4}\"\n",
+            Format::Yaml,
+        );
+        assert!(
+            got(&e).contains(&(1, "optimizer.type".into(), "lamb".into())),
+            "{e:#?}"
+        );
+        // Single quotes inside JSON's double quotes stay as they are.
+        let e = parse("c: '{\"note\": \"it''s\"}'\n", Format::Yaml);
+        assert!(got(&e).iter().any(|x| x.1 == "c.note"), "{e:#?}");
     }
 
     /// Hydra overrides on a command line, a Kubernetes `env` list and a
