@@ -19,7 +19,7 @@ const HEADER_LINES: usize = 10;
 /// The key path a YAML config at `path` (its folders separated by `/`)
 /// puts its keys under, or `None` for the top level. `groups`: folder names
 /// read as config groups (lower-cased).
-pub fn package(path: &str, text: &str, groups: &[String]) -> Option<Vec<String>> {
+pub fn package(path: &str, text: &[u8], groups: &[String]) -> Option<Vec<String>> {
     let folder = path
         .rsplit_once('/')
         .map(|(dir, _)| dir.rsplit_once('/').map_or(dir, |(_, d)| d))
@@ -41,20 +41,22 @@ enum Header {
     At(Vec<String>),
 }
 
-/// The `# @package X` line among the file's first comment lines.
-fn header(text: &str) -> Option<Header> {
-    for line in text.lines().take(HEADER_LINES) {
-        let t = line.trim();
-        if t.is_empty() {
+/// The `# @package X` line among the file's first comment lines (only
+/// those are looked at: the file's bytes are not all read as text).
+fn header(text: &[u8]) -> Option<Header> {
+    for line in text.split(|&b| b == b'\n').take(HEADER_LINES) {
+        let line = line.trim_ascii();
+        if line.is_empty() {
             continue;
         }
-        let Some(comment) = t.strip_prefix('#') else {
+        let Some(comment) = line.strip_prefix(b"#") else {
             // Hydra reads the header only before the first key.
             return None;
         };
-        let Some(rest) = comment.trim_start().strip_prefix("@package") else {
+        let Some(rest) = comment.trim_ascii_start().strip_prefix(b"@package") else {
             continue;
         };
+        let rest = String::from_utf8_lossy(rest);
         let p = rest.trim();
         return match p {
             "" => None,
@@ -85,38 +87,41 @@ mod tests {
 
     #[test]
     fn a_group_folder_puts_keys_under_its_name() {
-        let p = package("X/conf/optim/lion.yaml", "name: lion\n", &groups());
+        let p = package("X/conf/optim/lion.yaml", b"name: lion\n", &groups());
         assert_eq!(p, Some(vec!["optim".to_string()]));
         // Compared without case; the folder's own spelling is the key.
-        let p = package("X/conf/Optimizer/a.yaml", "name: a\n", &groups());
+        let p = package("X/conf/Optimizer/a.yaml", b"name: a\n", &groups());
         assert_eq!(p, Some(vec!["Optimizer".to_string()]));
         // Another folder: the top level.
-        assert_eq!(package("X/conf/model/a.yaml", "name: a\n", &groups()), None);
-        assert_eq!(package("a.yaml", "name: a\n", &groups()), None);
+        assert_eq!(
+            package("X/conf/model/a.yaml", b"name: a\n", &groups()),
+            None
+        );
+        assert_eq!(package("a.yaml", b"name: a\n", &groups()), None);
     }
 
     #[test]
     fn a_package_header_says_where() {
         let g = groups();
-        let global = "# Copyright\n\n# @package _global_\nname: lion\n";
+        let global = b"# Copyright\n\n# @package _global_\nname: lion\n";
         assert_eq!(package("X/conf/optim/a.yaml", global, &g), None);
-        let at = "# @package model.optim\nname: lion\n";
+        let at = b"# @package model.optim\nname: lion\n";
         assert_eq!(
             package("X/conf/other/a.yaml", at, &g),
             Some(vec!["model".to_string(), "optim".to_string()])
         );
-        let from_top = "# @package _global_.model.optim\nname: lion\n";
+        let from_top = b"# @package _global_.model.optim\nname: lion\n";
         assert_eq!(
             package("X/conf/a.yaml", from_top, &g),
             Some(vec!["model".to_string(), "optim".to_string()])
         );
-        let group = "# @package _group_\nname: lion\n";
+        let group = b"# @package _group_\nname: lion\n";
         assert_eq!(
             package("X/conf/sched/a.yaml", group, &g),
             Some(vec!["sched".to_string()])
         );
         // After the first key a comment is no header.
-        let late = "name: lion\n# @package _global_\n";
+        let late = b"name: lion\n# @package _global_\n";
         assert_eq!(
             package("X/conf/optim/a.yaml", late, &g),
             Some(vec!["optim".to_string()])

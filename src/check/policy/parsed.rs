@@ -324,10 +324,7 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
     // prefilter finds each of a setting's words as a run of the text.
     let scan = format == Format::Shell || !vendored || rules.prefilter.may_match(&bytes, false);
     let package = (format == Format::Yaml)
-        .then(|| {
-            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SNIFF)]);
-            hydra_package::package(path, &text, &cf.hydra_groups)
-        })
+        .then(|| hydra_package::package(path, &bytes, &cf.hydra_groups))
         .flatten();
     // A file ruled out may still take a value from a variable another
     // config sets: what it refers to is kept (with its bytes, when they
