@@ -338,12 +338,21 @@ mod tests {
             ("opt_name", serde_json::json!("sgd")),
             ("optimizer", serde_json::json!("distributed_shampoo")),
             ("optimizer_type", serde_json::json!("adamw_torch_fused")),
+            // The name inside a block for the optimizer's settings.
+            (
+                "optimizer_config",
+                serde_json::json!({"name": "lion", "lr": 0.0004}),
+            ),
         ]);
         let got: Vec<String> = check(&r, "log", &f, bm)
             .iter()
             .map(|f| format!("{} {}", f.line.unwrap_or(0), f.code))
             .collect();
-        assert_eq!(got, ["10 POL007", "11 POL003", "13 POL003"], "{got:#?}");
+        assert_eq!(
+            got,
+            ["10 POL007", "11 POL003", "13 POL003", "15 POL003"],
+            "{got:#?}"
+        );
         let got: Vec<String> = check(&r, "log", &f, None)
             .iter()
             .map(|f| format!("{} {}", f.line.unwrap_or(0), f.code))
