@@ -649,7 +649,9 @@ fn a_config_against_the_log_of_its_own_run() {
 /// that sets a fixed hyperparameter (llama2_70b_lora's weight decay, LoRA
 /// alpha and rank and gradient clipping, llama31_405b's end learning rate) to
 /// another value, in a shell config, a NeMo or MaxText YAML or command-line flags, is
-/// a warning once per file and key. Quiet: the reference in another form,
+/// a warning once per file and key (also where only another option of the
+/// same Hydra config group gives the reference: a run composes one of
+/// them). Quiet: the reference in another form,
 /// a default the system's config overrides with the reference, unresolved
 /// variables and words, a vendored framework copy, a checkpoint's config.
 #[test]
@@ -686,6 +688,7 @@ fn fixed_hyperparameters_set_in_configs() {
         ("wrong_maxtext/base.yml", 6),
         ("shadowed/conf/peft.yaml", 4),
         ("shadowed/config_SYS_1x8x1.sh", 1),
+        ("group_options/conf/optim/sweep.yaml", 5),
     ]
     .into_iter()
     .map(|(p, l)| (format!("{lora}{p}"), l))
@@ -713,6 +716,10 @@ fn fixed_hyperparameters_set_in_configs() {
     assert_eq!(
         msg("wrong_flags/run.sh", 4).0,
         "--lora_alpha 16: run.sh:4 sets lora_alpha to 16; the reference of llama2_70b_lora is 32 and no config of the implementation gives it"
+    );
+    assert_eq!(
+        msg("group_options/conf/optim/sweep.yaml", 5).0,
+        "weight_decay: 0.01: sweep.yaml:5 sets opt_adamw_weight_decay to 0.01; the reference of llama2_70b_lora is 0.0001 and only fused_adam.yaml:4, another option of its config group, gives it"
     );
     assert_eq!(
         msg("shadowed/conf/peft.yaml", 4).0,

@@ -20,8 +20,9 @@
 //! `model_config.yaml`, see `checkpoint_keys` in the data) are not the
 //! run's and are not read. A key is reported only when no linked config gives
 //! it the reference value (a `config_common.sh` default overridden by the
-//! system's config to the reference is quiet), once per file, at the first
-//! line that sets another value.
+//! system's config to the reference is quiet; another option of the same
+//! Hydra config group does not count, a run composes only one), once per
+//! file, at the first line that sets another value.
 
 use super::config_log::{self, Set};
 use super::configs::{self, Entry};
@@ -81,16 +82,17 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
                 .filter(|(tag, _)| tag.split('|').any(|k| k == key))
                 .flat_map(|(_, v)| v)
                 .collect();
-            if given
-                .iter()
-                .any(|s| rules.config_log.agrees(&s.value, want))
-            {
-                continue;
-            }
+            // Reported where no config the run may compose with it gives
+            // the reference value.
+            let agrees = |s: &Set| rules.config_log.agrees(&s.value, want);
+            let bad = config_log::unanswered(rules, &given, agrees);
+            // What gives the reference, if anything: another option of
+            // the group.
+            let option = given.iter().find(|s| agrees(s)).copied();
             let mut reported: BTreeSet<&str> = BTreeSet::new();
-            for s in given {
+            for s in bad {
                 if reported.insert(s.path.as_str()) {
-                    out.push(finding(rules, bm, key, pinned, s));
+                    out.push(finding(rules, bm, key, pinned, s, option));
                 }
             }
         }
@@ -121,14 +123,32 @@ fn overridden_defaults_out(group: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
         .collect()
 }
 
-fn finding(rules: &PolicyRules, bm: &str, key: &str, pinned: &Pinned, s: &Set) -> Finding {
+/// `option`: the setting of another option of the same config group that
+/// gives the reference value, if one does.
+fn finding(
+    rules: &PolicyRules,
+    bm: &str,
+    key: &str,
+    pinned: &Pinned,
+    s: &Set,
+    option: Option<&Set>,
+) -> Finding {
     let want = &pinned.value;
-    let file = s.path.rsplit('/').next().unwrap_or(&s.path);
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let file = name(&s.path);
+    let given = match option {
+        Some(o) => format!(
+            "only {}:{}, another option of its config group, gives it",
+            name(&o.path),
+            o.line
+        ),
+        None => "no config of the implementation gives it".to_string(),
+    };
     Finding::of(
         code::POL009,
         &s.path,
         format!(
-            "{}: {file}:{} sets {key} to {}; the reference of {bm} is {want} and no config of the implementation gives it",
+            "{}: {file}:{} sets {key} to {}; the reference of {bm} is {want} and {given}",
             s.display, s.line, s.value
         ),
     )

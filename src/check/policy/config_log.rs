@@ -339,6 +339,25 @@ pub(super) struct Set {
     pub(super) per_samples: Vec<f64>,
 }
 
+/// The sets of `given` that `agrees` rejects and that no set it accepts
+/// stands for: one of the same file, or of a file that is no other option
+/// of the same Hydra config group (an optimizer's `conf/optim/<name>.yaml`
+/// beside another: a run composes only one of them).
+pub(super) fn unanswered<'a>(
+    rules: &PolicyRules,
+    given: &[&'a Set],
+    agrees: impl Fn(&Set) -> bool,
+) -> Vec<&'a Set> {
+    let groups = &rules.signals.config_files.hydra_groups;
+    let (yes, no): (Vec<&Set>, Vec<&Set>) = given.iter().partition(|s| agrees(s));
+    no.into_iter()
+        .filter(|s| {
+            !yes.iter()
+                .any(|a| !super::hydra_package::alternatives(&a.path, &s.path, groups))
+        })
+        .collect()
+}
+
 fn same_name(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes().zip(b.bytes()).all(|(x, y)| {
@@ -381,7 +400,9 @@ fn number(v: &serde_json::Value) -> Option<f64> {
 type Link<'a> = (&'a str, &'a [&'a RunLog], Vec<usize>, Vec<usize>);
 
 /// POL008 findings: every linked config setting that no linked config
-/// gives the logged value, at the config's line and at the log's.
+/// gives the logged value (another option of the same Hydra config group
+/// does not count, see [`unanswered`]), at the config's line and at the
+/// log's.
 pub fn check(
     rules: &PolicyRules,
     files: &[ImplFile],
@@ -641,7 +662,8 @@ fn contradictions(
     let mut sorted: Vec<&RunLog> = runs.to_vec();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
     for (tag, given) in &sets {
-        let mut against: Vec<(&RunLog, &str, &serde_json::Value, u64)> = Vec::new();
+        let given: Vec<&Set> = given.iter().collect();
+        let mut against: Vec<(&RunLog, &str, &serde_json::Value, u64, Vec<&Set>)> = Vec::new();
         for run in &sorted {
             let found = if tag == "opt_name" {
                 run.logged.values.get("opt_name").map(|v| ("opt_name", v))
@@ -652,26 +674,26 @@ fn contradictions(
             let Some((mllog, (value, line))) = found else {
                 continue;
             };
-            let ok = if mllog == "opt_name" {
+            let bad = if mllog == "opt_name" {
                 let name = value.as_str().unwrap_or_default();
-                given.iter().any(|s| {
+                unanswered(rules, &given, |s| {
                     s.value.eq_ignore_ascii_case(name)
                         || rules.frameworks.same_optimizer(&s.value, name)
                 })
             } else {
                 let batch = run.logged.values.get(BATCH).and_then(|(v, _)| number(v));
-                given.iter().any(|s| {
+                unanswered(rules, &given, |s| {
                     rules.config_log.agrees(&s.value, value)
                         || rules
                             .config_log
                             .agrees_scaled(&s.per_samples, &s.value, value, batch)
                 })
             };
-            if !ok {
-                against.push((run, mllog, value, *line));
+            if !bad.is_empty() {
+                against.push((run, mllog, value, *line, bad));
             }
         }
-        let Some(&(run, mllog, value, line)) = against.first() else {
+        let Some((run, mllog, value, line, given)) = against.first().cloned() else {
             continue;
         };
         let others = match against.len() - 1 {
@@ -680,7 +702,7 @@ fn contradictions(
             n => format!("; {n} more runs of the folder log another value too"),
         };
         let mut places: Vec<String> = Vec::new();
-        for s in given {
+        for s in &given {
             // One place once, whatever values its variables take.
             let place = format!("{}:{} ({})", s.path, s.line, s.display);
             if !places.contains(&place) {
@@ -701,7 +723,7 @@ fn contradictions(
             .with_rule(rule.clone()),
         );
         let mut reported: BTreeSet<(&str, u64)> = BTreeSet::new();
-        for s in given {
+        for s in &given {
             if !reported.insert((s.path.as_str(), s.line)) {
                 continue;
             }
@@ -732,6 +754,37 @@ fn contradictions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value is answered by a setting that agrees in the same file or in
+    /// any file but another option of the same Hydra config group (a run
+    /// composes one of `conf/optim/a.yaml` and `conf/optim/b.yaml`).
+    #[test]
+    fn group_options_do_not_answer_for_each_other() {
+        let rules = crate::check::policy::test_support::rules();
+        let set = |path: &str, value: &str| Set {
+            path: path.into(),
+            line: 1,
+            display: String::new(),
+            value: value.into(),
+            per_samples: Vec::new(),
+        };
+        let a = set("i/conf/optim/a.yaml", "0.0001");
+        let b = set("i/conf/optim/b.yaml", "0.01");
+        let base = set("i/conf/base.yaml", "0.0001");
+        let same = set("i/conf/optim/b.yaml", "0.0001");
+        let ok = |s: &Set| s.value == "0.0001";
+        let paths = |v: Vec<&Set>| v.iter().map(|s| s.path.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            paths(unanswered(&rules, &[&a, &b], ok)),
+            ["i/conf/optim/b.yaml"]
+        );
+        assert!(unanswered(&rules, &[&a, &b, &base], ok).is_empty());
+        assert!(unanswered(&rules, &[&a, &b, &same], ok).is_empty());
+        assert_eq!(
+            paths(unanswered(&rules, &[&b], ok)),
+            ["i/conf/optim/b.yaml"]
+        );
+    }
 
     /// Frameworks' own names of the fixed hyperparameters map to the MLLOG
     /// keys runs log them under (MaxText, Megatron-LM, Detectron), in one

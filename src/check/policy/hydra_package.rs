@@ -35,6 +35,17 @@ pub fn package(path: &str, text: &[u8], groups: &[String]) -> Option<Vec<String>
     }
 }
 
+/// Whether the configs at paths `a` and `b` are two options of one Hydra
+/// config group (two files of one folder that `groups` names): a run
+/// composes one of them, so what one sets does not stand for the other.
+pub fn alternatives(a: &str, b: &str, groups: &[String]) -> bool {
+    let (Some((da, _)), Some((db, _))) = (a.rsplit_once('/'), b.rsplit_once('/')) else {
+        return false;
+    };
+    let folder = da.rsplit_once('/').map_or(da, |(_, d)| d);
+    a != b && da == db && groups.iter().any(|g| g.eq_ignore_ascii_case(folder))
+}
+
 enum Header {
     Global,
     Group,
@@ -98,6 +109,16 @@ mod tests {
             None
         );
         assert_eq!(package("a.yaml", b"name: a\n", &groups()), None);
+    }
+
+    #[test]
+    fn options_of_one_group_are_alternatives() {
+        let g = groups();
+        assert!(super::alternatives("c/optim/a.yaml", "c/optim/b.yaml", &g));
+        // The same file, another folder, or a folder that is no group.
+        assert!(!super::alternatives("c/optim/a.yaml", "c/optim/a.yaml", &g));
+        assert!(!super::alternatives("c/optim/a.yaml", "c/model/b.yaml", &g));
+        assert!(!super::alternatives("c/conf/a.yaml", "c/conf/b.yaml", &g));
     }
 
     #[test]
