@@ -717,6 +717,11 @@ fn fixed_hyperparameters_set_in_configs() {
         msg("wrong_flags/run.sh", 4).0,
         "--lora_alpha 16: run.sh:4 sets lora_alpha to 16; the reference of llama2_70b_lora is 32 and no config of the implementation gives it"
     );
+    // Pinned by the compliance pack (`v.value == 16`): an integer, said so.
+    assert_eq!(
+        msg("wrong_yaml/conf/peft.yaml", 8).0,
+        "adapter_dim: 8: peft.yaml:8 sets lora_rank to 8; the reference of llama2_70b_lora is 16 and no config of the implementation gives it"
+    );
     assert_eq!(
         msg("group_options/conf/optim/sweep.yaml", 5).0,
         "weight_decay: 0.01: sweep.yaml:5 sets opt_adamw_weight_decay to 0.01; the reference of llama2_70b_lora is 0.0001 and only fused_adam.yaml:4, another option of its config group, gives it"

@@ -261,11 +261,20 @@ fn pinned_by_pack(
             continue;
         };
         for (c, _) in r.check.items() {
-            let Some(n) = EQ.captures(&c).and_then(|m| m[1].parse::<f64>().ok()) else {
+            let Some(lit) = EQ.captures(&c).map(|m| m[1].to_string()) else {
                 continue;
             };
-            let Some(value) = serde_json::Number::from_f64(n) else {
-                continue;
+            // An integer stays one (messages say 16, not 16.0).
+            let value = match lit.parse::<i64>() {
+                Ok(i) => serde_json::Number::from(i),
+                Err(_) => match lit
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                {
+                    Some(n) => n,
+                    None => continue,
+                },
             };
             out.insert(
                 key.to_string(),
