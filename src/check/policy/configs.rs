@@ -1005,9 +1005,63 @@ pub fn parse(text: &str, format: Format) -> Vec<Entry> {
         Format::Ini => parse_ini(text),
     };
     name_value_pairs(&mut entries);
+    described_values(&mut entries);
     entries.sort_by_key(|e| e.line);
     pair_list_flags(&mut entries);
     entries
+}
+
+/// A setting written as a block of its `value:` and a `desc:` and nothing
+/// else, as Weights & Biases saves a run's config (`optimizer: {desc: null,
+/// value: lamb}`): the value is its key's.
+fn described_values(entries: &mut Vec<Entry>) {
+    use std::collections::HashMap;
+    let key = EntryKind::Key { header: false };
+    let is_value = |e: &Entry| {
+        e.kind == key && e.path.len() >= 2 && e.path.last().is_some_and(|k| k == "value")
+    };
+    // Each block that holds a `value:`: whether it holds a `desc` too, and
+    // anything else (another key, or anything deeper). One pass, every
+    // entry's parents looked up once.
+    let mut blocks: HashMap<&[String], (bool, bool)> = entries
+        .iter()
+        .filter(|e| is_value(e) && !e.value.is_empty())
+        .map(|e| (&e.path[..e.path.len() - 1], (false, false)))
+        .collect();
+    if blocks.is_empty() {
+        return;
+    }
+    for e in entries.iter() {
+        let n = e.path.len();
+        for k in 1..n {
+            if let Some((desc, other)) = blocks.get_mut(&e.path[..k]) {
+                match (k + 1 == n, e.path[k].as_str()) {
+                    (true, "desc") => *desc = true,
+                    (true, "value") => {}
+                    _ => *other = true,
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for e in entries
+        .iter()
+        .filter(|e| is_value(e) && !e.value.is_empty())
+    {
+        let parent = &e.path[..e.path.len() - 1];
+        if blocks.get(parent) != Some(&(true, false)) {
+            continue;
+        }
+        let k = &parent[parent.len() - 1];
+        found.push(Entry {
+            line: e.line,
+            path: parent.to_vec(),
+            value: e.value.clone(),
+            kind: key,
+            display: format!("{k}: {}", e.value),
+        });
+    }
+    entries.extend(found);
 }
 
 /// A variable given as a `name:` and a `value:` of one list item (a
@@ -1612,6 +1666,18 @@ mod tests {
             )),
             "{e:#?}"
         );
+    }
+
+    /// A Weights & Biases config (each setting a block of `desc` and
+    /// `value`) gives each key its value; a section with a `value` child
+    /// and other keys is left as it is.
+    #[test]
+    fn described_values_are_their_keys() {
+        let y = "optimizer:\n  desc: null\n  value: lamb\nother:\n  value: 1\n  unit: s\n";
+        let e = parse(y, Format::Yaml);
+        let g = got(&e);
+        assert!(g.contains(&(3, "optimizer".into(), "lamb".into())), "{g:?}");
+        assert!(!g.iter().any(|x| x.1 == "other"), "{g:?}");
     }
 
     /// A Python dict in a YAML string is read as JSON in one is.
