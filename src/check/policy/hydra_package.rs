@@ -16,6 +16,11 @@
 /// reads it from the file's first comment lines).
 const HEADER_LINES: usize = 10;
 
+/// Longest package path read from a header, in parts: every key of the
+/// file gets them, so a hostile header of thousands of parts would
+/// multiply the file's size; a real one has a few.
+const MAX_PARTS: usize = 16;
+
 /// The key path a YAML config at `path` (its folders separated by `/`)
 /// puts its keys under, or `None` for the top level. `groups`: folder names
 /// read as config groups (lower-cased).
@@ -79,9 +84,10 @@ fn header(text: &[u8]) -> Option<Header> {
                 let parts: Vec<String> = p
                     .split('.')
                     .filter(|s| !s.is_empty())
+                    .take(MAX_PARTS + 1)
                     .map(str::to_string)
                     .collect();
-                (!parts.is_empty()).then_some(Header::At(parts))
+                (!parts.is_empty() && parts.len() <= MAX_PARTS).then_some(Header::At(parts))
             }
         };
     }
@@ -141,6 +147,9 @@ mod tests {
             package("X/conf/sched/a.yaml", group, &g),
             Some(vec!["sched".to_string()])
         );
+        // A package of more parts than any real one is not read.
+        let long = format!("# @package {}b\nname: lion\n", "a.".repeat(100));
+        assert_eq!(package("X/conf/other/a.yaml", long.as_bytes(), &g), None);
         // After the first key a comment is no header.
         let late = b"name: lion\n# @package _global_\n";
         assert_eq!(
