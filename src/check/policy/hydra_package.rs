@@ -12,6 +12,8 @@
 //! (`config_files.hydra_groups` in `rules/policy/signals.yaml`); a header
 //! counts in any folder.
 
+use super::configs::Entry;
+
 /// Lines at the top of a file looked at for a `# @package` header (Hydra
 /// reads it from the file's first comment lines).
 const HEADER_LINES: usize = 10;
@@ -38,6 +40,16 @@ pub fn package(path: &str, text: &[u8], groups: &[String]) -> Option<Vec<String>
             .any(|g| g.eq_ignore_ascii_case(folder))
             .then(|| vec![folder.to_string()]),
     }
+}
+
+/// `entries` with `package` before each key path (see [`package`]).
+pub fn under(mut entries: Vec<Entry>, package: Option<&[String]>) -> Vec<Entry> {
+    if let Some(p) = package {
+        for e in &mut entries {
+            e.path.splice(0..0, p.iter().cloned());
+        }
+    }
+    entries
 }
 
 /// Whether the configs at paths `a` and `b` are two options of one Hydra

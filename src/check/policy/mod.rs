@@ -571,7 +571,11 @@ pub fn config_text_findings(
     text: &str,
     format: configs::Format,
 ) -> Vec<Finding> {
-    let entries = configs::parse(text, format);
+    let groups = &rules.signals.config_files.hydra_groups;
+    let package = (format == configs::Format::Yaml)
+        .then(|| hydra_package::package(path, text.as_bytes(), groups))
+        .flatten();
+    let entries = hydra_package::under(configs::parse(text, format), package.as_deref());
     let mut env = interpolate::Env::default();
     env.add(&entries);
     let f = ImplFile {

@@ -122,7 +122,7 @@ impl ParsedConfigs {
                     bytes: Some(b),
                     package,
                     ..
-                }) => under(
+                }) => hydra_package::under(
                     configs::parse(&String::from_utf8_lossy(b), format),
                     package.as_deref(),
                 ),
@@ -239,7 +239,7 @@ impl ParsedConfigs {
             return None;
         };
         match (&r.bytes, text) {
-            (Some(b), _) => Some(Cow::Owned(under(
+            (Some(b), _) => Some(Cow::Owned(hydra_package::under(
                 configs::parse(&String::from_utf8_lossy(b), r.format),
                 r.package.as_deref(),
             ))),
@@ -251,17 +251,6 @@ impl ParsedConfigs {
     fn text(&self, t: Option<usize>) -> &[Entry] {
         t.and_then(|t| self.texts.get(t)).map_or(&[], Vec::as_slice)
     }
-}
-
-/// `entries` with `package` before each key path (a Hydra group file's
-/// keys, [`hydra_package`]).
-fn under(mut entries: Vec<Entry>, package: Option<&[String]>) -> Vec<Entry> {
-    if let Some(p) = package {
-        for e in &mut entries {
-            e.path.splice(0..0, p.iter().cloned());
-        }
-    }
-    entries
 }
 
 fn content_hash(b: &[u8]) -> u64 {
