@@ -336,6 +336,51 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     oc_env_defaults(code, lineno, parents, out);
     flags(code, lineno, parents, out);
     overrides(code, lineno, parents, assigned, out);
+    jq_assignments(code, lineno, parents, out);
+}
+
+/// `.a.b = value` assignments of a `jq` or `yq` program on the line (a
+/// run script editing its DeepSpeed JSON or its YAML before the run:
+/// `jq '.optimizer.type = "OneBitAdam"' ds.json`): the dotted path is a
+/// setting's key path.
+fn jq_assignments(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    if !(code.contains("jq") || code.contains("yq")) {
+        return;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
+    let tool = code
+        .split(|c: char| !word(c))
+        .any(|w| matches!(w.rsplit('/').next(), Some("jq" | "yq")));
+    let Some(r) = jq_re().filter(|_| tool) else {
+        return;
+    };
+    for c in r.captures_iter(code) {
+        let (Some(key), Some(value)) = (c.get(1), c.get(2)) else {
+            continue;
+        };
+        let value = value.as_str();
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(value);
+        let mut path = parents.to_vec();
+        path.extend(key.as_str().split('.').map(str::to_string));
+        out.push(Entry {
+            line: lineno,
+            path,
+            value: value.to_string(),
+            kind: EntryKind::Key { header: false },
+            display: c.get(0).map_or("", |m| m.as_str()).trim().to_string(),
+        });
+    }
+}
+
+fn jq_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#"(?:^|[\s'"|(])\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\|?=\s*("[^"]*"|[A-Za-z0-9_.+-]+)"#,
+    )
 }
 
 /// `key=value` arguments of a command line (Hydra overrides
@@ -1666,6 +1711,31 @@ mod tests {
             )),
             "{e:#?}"
         );
+    }
+
+    /// A jq or yq program's assignments on a shell line are settings; the
+    /// same text with no jq or yq on the line is not.
+    #[test]
+    fn jq_and_yq_assignments() {
+        let sh =
+            "jq '.optimizer.type = \"OneBitAdam\" | .train_batch_size = 512' ds.json > r.json\n\
+                  /usr/bin/yq -i '.model.optim.name |= \"lamb\"' c.yaml\n\
+                  echo '.optimizer.type = \"x\"'\n";
+        let e = parse(sh, Format::Shell);
+        let g = got(&e);
+        assert!(
+            g.contains(&(1, "optimizer.type".into(), "OneBitAdam".into())),
+            "{g:?}"
+        );
+        assert!(
+            g.contains(&(1, "train_batch_size".into(), "512".into())),
+            "{g:?}"
+        );
+        assert!(
+            g.contains(&(2, "model.optim.name".into(), "lamb".into())),
+            "{g:?}"
+        );
+        assert!(!g.iter().any(|x| x.0 == 3), "{g:?}");
     }
 
     /// A Weights & Biases config (each setting a block of `desc` and
