@@ -90,14 +90,26 @@ fn kept_findings_are_used_until_a_config_changes() {
     assert_eq!(check(work.path(), cache.path(), &[]), first);
 
     // The entry is what the next run reports: one planted in it shows.
+    // An entry: a first line naming the format, the header's length
+    // (8 bytes, little-endian), the header as JSON, then the settings.
     let entry = kept[0].path();
-    let mut stored: Value = serde_json::from_slice(&std::fs::read(&entry).unwrap()).unwrap();
-    stored["output"]["findings"] = serde_json::json!([{
+    let bytes = std::fs::read(&entry).unwrap();
+    let magic = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    assert_eq!(&bytes[..magic], b"mlaudit-configs 2\n");
+    let len = u64::from_le_bytes(bytes[magic..magic + 8].try_into().unwrap()) as usize;
+    let (header, rows) = bytes[magic + 8..].split_at(len);
+    let mut stored: Value = serde_json::from_slice(header).unwrap();
+    stored["findings"] = serde_json::json!([{
         "code": "POL011", "severity": "error", "message": "planted",
         "path": "Example/benchmarks/retinanet/implementations/pytorch/bagua.yaml",
         "line": 2, "rule": null, "help": null
     }]);
-    std::fs::write(&entry, serde_json::to_vec(&stored).unwrap()).unwrap();
+    let header = serde_json::to_vec(&stored).unwrap();
+    let mut planted_entry = bytes[..magic].to_vec();
+    planted_entry.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    planted_entry.extend_from_slice(&header);
+    planted_entry.extend_from_slice(rows);
+    std::fs::write(&entry, planted_entry).unwrap();
     let planted = check(work.path(), cache.path(), &[]);
     assert_eq!(
         policy(&planted),

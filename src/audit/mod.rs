@@ -226,7 +226,7 @@ fn configs_stage(
             Cache::open(dir, &root, &opts.usage, &opts.ruleset, configs, &known)
         });
     if let Some(out) = cache.as_ref().and_then(Cache::load) {
-        let parsed = policy::parsed::ParsedConfigs::from_entries(p, configs, out.own);
+        let parsed = policy::parsed::ParsedConfigs::from_entries(p, configs, out.own, out.vendored);
         return (parsed, (out.findings, out.notes));
     }
     let read_at = cache::now();
@@ -238,6 +238,7 @@ fn configs_stage(
             findings,
             notes,
             own: parsed.own_entries(configs),
+            vendored: (0..configs.len()).map(|i| parsed.vendored(i)).collect(),
         };
         c.store(&out, read_at);
         return (parsed, (out.findings, out.notes));

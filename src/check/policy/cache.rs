@@ -27,7 +27,7 @@
 //! `$XDG_CACHE_HOME/mlaudit`, else `~/.cache/mlaudit`; `--no-cache` turns
 //! it off).
 
-use super::configs::Entry;
+use super::cache_rows::{self, Own};
 use super::repeatability::RepeatabilityNote;
 use crate::discover::tree::ImplFile;
 use crate::finding::Finding;
@@ -46,101 +46,31 @@ const MAX_ENTRIES: usize = 256;
 const FINE_MARGIN_NS: i128 = 100_000_000;
 const COARSE_MARGIN_NS: i128 = 2_000_000_000;
 
-/// What the configs stage gives: findings, repeatability notes, and the
-/// settings of the configs outside vendored trees, by file index.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What the configs stage gives: findings, repeatability notes, the
+/// settings of the configs outside vendored trees, by file index, and
+/// which files sit in a vendored tree (by index, as
+/// [`super::vendored_files`] says).
+#[derive(Debug, Clone, PartialEq)]
 pub struct StageOutput {
     pub findings: Vec<Finding>,
     pub notes: Vec<RepeatabilityNote>,
-    #[serde(with = "compact")]
-    pub own: Vec<(usize, Vec<Entry>)>,
+    pub own: Own,
+    pub vendored: Vec<bool>,
 }
 
-/// The settings as arrays (`[line, path, value, kind, display]`), not
-/// objects: a package's own configs hold thousands of them, and reading
-/// field names back cost a third of loading the cache.
-mod compact {
-    use super::Entry;
-    use crate::check::policy::configs::EntryKind;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+/// What an entry file begins with: the format's name and version.
+const MAGIC: &[u8] = b"mlaudit-configs 2\n";
 
-    #[derive(Deserialize)]
-    struct Row(u64, Vec<String>, String, u8, String);
-
-    #[derive(Serialize)]
-    struct RowRef<'a>(u64, &'a [String], &'a str, u8, &'a str);
-
-    fn kind_code(k: EntryKind) -> u8 {
-        match k {
-            EntryKind::Key { header: false } => 0,
-            EntryKind::Key { header: true } => 1,
-            EntryKind::Flag => 2,
-            EntryKind::Value => 3,
-            EntryKind::Guard => 4,
-            EntryKind::GuardEnd => 5,
-        }
-    }
-
-    fn kind_of(c: u8) -> Option<EntryKind> {
-        Some(match c {
-            0 => EntryKind::Key { header: false },
-            1 => EntryKind::Key { header: true },
-            2 => EntryKind::Flag,
-            3 => EntryKind::Value,
-            4 => EntryKind::Guard,
-            5 => EntryKind::GuardEnd,
-            _ => return None,
-        })
-    }
-
-    pub fn serialize<S: Serializer>(own: &[(usize, Vec<Entry>)], s: S) -> Result<S::Ok, S::Error> {
-        let rows: Vec<(usize, Vec<RowRef>)> = own
-            .iter()
-            .map(|(i, entries)| {
-                let rows = entries
-                    .iter()
-                    .map(|e| RowRef(e.line, &e.path, &e.value, kind_code(e.kind), &e.display))
-                    .collect();
-                (*i, rows)
-            })
-            .collect();
-        rows.serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Vec<(usize, Vec<Entry>)>, D::Error> {
-        let rows: Vec<(usize, Vec<Row>)> = Deserialize::deserialize(d)?;
-        rows.into_iter()
-            .map(|(i, rows)| {
-                let entries = rows
-                    .into_iter()
-                    .map(|Row(line, path, value, kind, display)| {
-                        let kind = kind_of(kind).ok_or_else(|| {
-                            serde::de::Error::custom(format!("entry kind {kind}"))
-                        })?;
-                        Ok(Entry {
-                            line,
-                            path,
-                            value,
-                            kind,
-                            display,
-                        })
-                    })
-                    .collect::<Result<Vec<Entry>, D::Error>>()?;
-                Ok((i, entries))
-            })
-            .collect()
-    }
-}
-
+/// An entry file: [`MAGIC`], the length of this header as JSON (`u64`,
+/// little-endian), the header, then the settings ([`cache_rows`]).
 #[derive(Serialize, Deserialize)]
 struct Stored {
     key: String,
     stamps: String,
     /// When the configs were read (nanoseconds since the epoch).
     read_at: i128,
-    output: StageOutput,
+    findings: Vec<Finding>,
+    notes: Vec<RepeatabilityNote>,
 }
 
 /// One check's place in the cache.
@@ -190,7 +120,6 @@ impl Cache {
         files: &[ImplFile],
         known: &(dyn Fn(&Path) -> Option<std::fs::Metadata> + Sync),
     ) -> Option<Cache> {
-        use rayon::prelude::*;
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
         let exe = std::env::current_exe().and_then(std::fs::metadata).ok()?;
@@ -209,8 +138,11 @@ impl Cache {
         k.write_u64(exe.len());
         k.write_i128(exe.modified().map(nanos).unwrap_or(0));
         let key = hex(k.finish());
+        // One at a time: `known` answers from the package's listing
+        // (a lookup, no system call), where waking a second thread costs
+        // more than the lookups.
         let stamps: Vec<(u64, [i128; 2], [u64; 2])> = files
-            .par_iter()
+            .iter()
             .map(|f| {
                 let m = match known(&f.file.fs) {
                     Some(m) => m,
@@ -245,7 +177,7 @@ impl Cache {
         }
         s.write_usize(files.len());
         Some(Cache {
-            file: dir.join(format!("configs-{key}.json")),
+            file: dir.join(format!("configs-{key}.bin")),
             key,
             stamps: hex(s.finish()),
             newest,
@@ -268,9 +200,25 @@ impl Cache {
             return None;
         }
         let bytes = crate::safe_io::read_regular(&self.file, MAX_ENTRY_BYTES).ok()?;
-        let stored: Stored = serde_json::from_slice(&bytes).ok()?;
-        (stored.key == self.key && stored.stamps == self.stamps && self.settled(stored.read_at))
-            .then_some(stored.output)
+        let rest = bytes.strip_prefix(MAGIC)?;
+        let (len, rest) = rest.split_first_chunk::<8>()?;
+        let len = usize::try_from(u64::from_le_bytes(*len)).ok()?;
+        if len > rest.len() {
+            return None;
+        }
+        let (header, rows) = rest.split_at(len);
+        let stored: Stored = serde_json::from_slice(header).ok()?;
+        if !(stored.key == self.key && stored.stamps == self.stamps && self.settled(stored.read_at))
+        {
+            return None;
+        }
+        let (vendored, own) = cache_rows::read(rows)?;
+        Some(StageOutput {
+            findings: stored.findings,
+            notes: stored.notes,
+            own,
+            vendored,
+        })
     }
 
     /// Keeps `output`, the stage's output for configs read at `read_at`
@@ -285,11 +233,18 @@ impl Cache {
             key: self.key.clone(),
             stamps: self.stamps.clone(),
             read_at,
-            output: output.clone(),
+            findings: output.findings.clone(),
+            notes: output.notes.clone(),
         };
-        let Ok(text) = serde_json::to_vec(&stored) else {
+        let Ok(header) = serde_json::to_vec(&stored) else {
             return;
         };
+        let mut text = MAGIC.to_vec();
+        text.extend_from_slice(&(header.len() as u64).to_le_bytes());
+        text.extend_from_slice(&header);
+        if cache_rows::write(&output.vendored, &output.own, &mut text).is_none() {
+            return;
+        }
         let Some(dir) = self.file.parent() else {
             return;
         };
@@ -345,7 +300,9 @@ fn prune(dir: &Path, keep: usize) {
         .filter(|e| {
             let n = e.file_name();
             let n = n.to_string_lossy();
-            n.starts_with("configs-") && n.ends_with(".json")
+            // `.json`: the entries of binaries before the settings were
+            // kept as rows of our own; they age out with the rest.
+            n.starts_with("configs-") && (n.ends_with(".bin") || n.ends_with(".json"))
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
@@ -394,6 +351,7 @@ mod tests {
                     crate::check::policy::configs::Format::Shell,
                 ),
             )],
+            vendored: vec![false, false],
         }
     }
 
@@ -433,6 +391,11 @@ mod tests {
         assert!(c.load().is_some());
         std::fs::write(&c.file, "{not json").unwrap();
         assert!(c.load().is_none());
+        // So is one whose settings are cut short.
+        c.store(&output(), c.newest + 3 * COARSE_MARGIN_NS);
+        let whole = std::fs::read(&c.file).unwrap();
+        std::fs::write(&c.file, &whole[..whole.len() - 1]).unwrap();
+        assert!(c.load().is_none());
     }
 
     #[test]
@@ -460,42 +423,6 @@ mod tests {
         let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "{mode:o}");
         assert!(c.load().is_some());
-    }
-
-    /// Settings of every kind are stored as rows and read back the same;
-    /// a row of an unknown kind is an unreadable entry (a miss), not a
-    /// setting of another kind.
-    #[test]
-    fn settings_round_trip_as_rows() {
-        use crate::check::policy::configs::{parse, Format};
-        let mut own = vec![
-            (
-                0,
-                parse(
-                    "if [ \"${X:-0}\" = 1 ]; then\n  export A=1\nfi\nrun --b 2 --c\n",
-                    Format::Shell,
-                ),
-            ),
-            (3, parse("a:\n  b: 1\n  c:\n    - x\n", Format::Yaml)),
-        ];
-        own.push((4, Vec::new()));
-        let kinds: std::collections::BTreeSet<String> = own
-            .iter()
-            .flat_map(|(_, e)| e.iter().map(|e| format!("{:?}", e.kind)))
-            .collect();
-        assert!(kinds.len() >= 5, "{kinds:?}");
-        let out = StageOutput {
-            findings: Vec::new(),
-            notes: Vec::new(),
-            own,
-        };
-        let json = serde_json::to_string(&out).unwrap();
-        assert!(json.contains("[[1,["), "{json}");
-        let back: StageOutput = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, out);
-        assert!(json.contains(",0,\""), "{json}");
-        let bad = json.replacen(",0,\"", ",9,\"", 1);
-        assert!(serde_json::from_str::<StageOutput>(&bad).is_err(), "{bad}");
     }
 
     #[test]

@@ -18,6 +18,7 @@
 
 mod anchors;
 pub mod cache;
+mod cache_rows;
 pub mod catalog;
 pub mod config_fixed;
 mod config_json;

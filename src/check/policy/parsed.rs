@@ -179,11 +179,15 @@ impl ParsedConfigs {
 
     /// Configs whose settings come from elsewhere (a cache): `own` holds
     /// the settings of some of the `n` files, by index; only
-    /// [`ParsedConfigs::entries`] answers for them.
+    /// [`ParsedConfigs::entries`] answers for them. `vendored`: which
+    /// files sit in a vendored tree, as [`super::vendored_files`] said
+    /// when the settings were read (worked out again unless it has one
+    /// flag per file).
     pub fn from_entries(
         rules: &PolicyRules,
         files: &[ImplFile],
         own: Vec<(usize, Vec<Entry>)>,
+        vendored: Vec<bool>,
     ) -> ParsedConfigs {
         let mut slots: Vec<Slot> = (0..files.len()).map(|_| Slot::NotConfig).collect();
         let mut texts = Vec::with_capacity(own.len());
@@ -197,10 +201,15 @@ impl ParsedConfigs {
                 texts.push(entries);
             }
         }
+        let vendored = if vendored.len() == files.len() {
+            vendored
+        } else {
+            super::vendored_files(rules, files)
+        };
         ParsedConfigs {
             slots,
             texts,
-            vendored: super::vendored_files(rules, files),
+            vendored,
         }
     }
 
