@@ -222,8 +222,9 @@ fn configs_stage(
             let here = std::env::current_dir().unwrap_or_default();
             let root = format!("{}\0{}", here.display(), tree.root);
             // The walk read every file's metadata already.
-            let known = |p: &Path| listing.and_then(|l| l.metadata(p)).cloned();
-            Cache::open(dir, &root, &opts.usage, &opts.ruleset, configs, &known)
+            let mut listed = listing.map(|l| l.metadata_by_folder());
+            let mut known = |p: &Path| listed.as_mut().and_then(|l| l(p)).cloned();
+            Cache::open(dir, &root, &opts.usage, &opts.ruleset, configs, &mut known)
         });
     if let Some(out) = cache.as_ref().and_then(Cache::load) {
         let parsed = policy::parsed::ParsedConfigs::from_entries(p, configs, out.own, out.vendored);

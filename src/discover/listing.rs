@@ -86,7 +86,33 @@ impl Listing {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
             return None;
         };
-        let Ok(entries) = self.folder(dir)? else {
+        Self::in_folder(self.folder(dir)?, name)
+    }
+
+    /// [`Listing::metadata`] for many files that come folder by folder (a
+    /// package's configs): the folder is looked up once per run of files
+    /// in it.
+    pub fn metadata_by_folder<'a>(&'a self) -> impl FnMut(&Path) -> Option<&'a fs::Metadata> + 'a {
+        let mut last: Option<(&OsString, &Folder)> = None;
+        move |path: &Path| {
+            let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+                return None;
+            };
+            let folder = match last {
+                // The same bytes: the map's keys are bytes too.
+                Some((d, f)) if d.as_os_str() == dir.as_os_str() => f,
+                _ => {
+                    let (d, f) = self.folders.get_key_value(dir.as_os_str())?;
+                    last = Some((d, f));
+                    f
+                }
+            };
+            Self::in_folder(folder, name)
+        }
+    }
+
+    fn in_folder<'a>(folder: &'a Folder, name: &std::ffi::OsStr) -> Option<&'a fs::Metadata> {
+        let Ok(entries) = folder else {
             return None;
         };
         // Unreadable entries first, then by name.

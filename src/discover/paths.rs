@@ -78,13 +78,15 @@ pub fn name_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
 
 /// `base` joined with `name` for display.
 pub fn join(base: &str, name: &str) -> String {
-    if base.is_empty() {
-        name.to_string()
-    } else if base.ends_with('/') {
-        format!("{base}{name}")
-    } else {
-        format!("{base}/{name}")
+    // Pushed, not formatted: a package walk joins every one of its
+    // thousands of entries.
+    let mut out = String::with_capacity(base.len() + 1 + name.len());
+    out.push_str(base);
+    if !base.is_empty() && !base.ends_with('/') {
+        out.push('/');
     }
+    out.push_str(name);
+    out
 }
 
 #[cfg(test)]

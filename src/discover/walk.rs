@@ -608,23 +608,22 @@ fn walk_implementations(w: &mut Walker, s: &mut Submission, dir: &Entry) {
         }
         // A config may be hidden (`.env`, Hydra's `.hydra/config.yaml`).
         w.hidden = true;
-        walk_files(w, &bm.fs, &bm.path, &mut |w, e, rel| {
-            // rel: components below benchmarks/<bm>/. Implementations sit in
-            // implementations/<impl>/, but older rounds keep them directly in
-            // benchmarks/<bm>/<impl>/: every file counts (issue 16).
-            let implementation = match rel.first().map(String::as_str) {
-                Some("implementations") if rel.len() > 2 => Some(rel[1].clone()),
-                Some("implementations") => None,
-                Some(first) if rel.len() > 1 => Some(first.to_string()),
-                _ => None,
+        walk_files(w, &bm.fs, &bm.path, &mut |_, e, dirs| {
+            // dirs: the folders below benchmarks/<bm>/ holding the file.
+            // Implementations sit in implementations/<impl>/, but older
+            // rounds keep them directly in benchmarks/<bm>/<impl>/: every
+            // file counts (issue 16).
+            let implementation = match dirs.first().map(String::as_str) {
+                Some("implementations") => dirs.get(1).cloned(),
+                Some(first) => Some(first.to_string()),
+                None => None,
             };
-            let _ = w;
             s.implementation_files.push(ImplFile {
                 benchmark: bm.name.clone(),
                 implementation,
                 file: FileRef {
-                    path: e.path.clone(),
-                    fs: e.fs.clone(),
+                    path: e.path,
+                    fs: e.fs,
                 },
             });
         });
@@ -633,31 +632,34 @@ fn walk_implementations(w: &mut Walker, s: &mut Submission, dir: &Entry) {
 }
 
 /// Walks every file below `fs_path` (depth-first, sorted), calling `f` with
-/// the entry and its path components below the start folder.
+/// the entry and the names of the folders between the start folder and
+/// the file.
 fn walk_files(
     w: &mut Walker,
     fs_path: &Path,
     path: &str,
-    f: &mut dyn FnMut(&mut Walker, &Entry, &[String]),
+    f: &mut dyn FnMut(&mut Walker, Entry, &[String]),
 ) {
     fn go(
         w: &mut Walker,
         fs_path: &Path,
         path: &str,
         rel: &mut Vec<String>,
-        f: &mut dyn FnMut(&mut Walker, &Entry, &[String]),
+        f: &mut dyn FnMut(&mut Walker, Entry, &[String]),
     ) {
         if !w.enter(fs_path, path) {
             return;
         }
         for e in w.list(fs_path, path) {
-            rel.push(e.name.clone());
             match e.kind {
-                Kind::Dir => go(w, &e.fs, &e.path, rel, f),
-                Kind::File => f(w, &e, rel),
+                Kind::Dir => {
+                    rel.push(e.name);
+                    go(w, &e.fs, &e.path, rel, f);
+                    rel.pop();
+                }
+                Kind::File => f(w, e, rel),
                 Kind::Other => {}
             }
-            rel.pop();
         }
     }
     go(w, fs_path, path, &mut Vec::new(), f);

@@ -84,9 +84,11 @@ pub fn check_repo_listed(
                 truncated = true;
                 break;
             }
-            let name = entry.name.to_string_lossy().into_owned();
-            let path = dir.join(&entry.name);
-            let entry_shown = join(&dir_shown, &name);
+            // Paths are made only for what needs one (a folder to walk, a
+            // link to follow, a finding): most entries are files that
+            // pass.
+            let name = entry.name.to_string_lossy();
+            let entry_shown = || join(&dir_shown, &name);
             // The entry's own type (not following a link), from the
             // listing itself; its metadata (looked up from its open folder)
             // only for the size of what is neither a folder nor a link.
@@ -101,9 +103,10 @@ pub fn check_repo_listed(
             if rules.bad_name(&name) {
                 hits.entry(code::REPO001.id)
                     .or_default()
-                    .push((entry_shown.clone(), format!("'{name}'")));
+                    .push((entry_shown(), format!("'{name}'")));
             }
             if kind.is_symlink() {
+                let path = dir.join(&entry.name);
                 // Relative targets resolve from the link's folder, as in a
                 // clone (the official tool resolves them from its working
                 // directory).
@@ -112,15 +115,15 @@ pub fn check_repo_listed(
                         .map(|t| t.display().to_string())
                         .unwrap_or_default();
                     hits.entry(code::REPO003.id).or_default().push((
-                        entry_shown,
+                        entry_shown(),
                         format!("points at '{target}', which does not exist"),
                     ));
                 }
             } else if kind.is_dir() {
-                stack.push((path, entry_shown));
+                stack.push((dir.join(&entry.name), entry_shown()));
             } else if let Some(meta) = meta.filter(|m| m.len() > limit) {
                 hits.entry(code::REPO002.id).or_default().push((
-                    entry_shown,
+                    entry_shown(),
                     format!(
                         "{} bytes, over the limit of {limit} bytes ({} MiB)",
                         meta.len(),

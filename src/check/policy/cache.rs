@@ -118,7 +118,7 @@ impl Cache {
         usage: &str,
         ruleset: &str,
         files: &[ImplFile],
-        known: &(dyn Fn(&Path) -> Option<std::fs::Metadata> + Sync),
+        known: &mut dyn FnMut(&Path) -> Option<std::fs::Metadata>,
     ) -> Option<Cache> {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
@@ -363,7 +363,7 @@ mod tests {
         std::fs::write(work.path().join("b.yaml"), "x: 1\n").unwrap();
         let fs = files(work.path(), &["a.sh", "b.yaml"]);
         let open = |fs: &[ImplFile]| {
-            Cache::open(cache.path(), "PKG", "training", "5.1.0", fs, &|_| None).unwrap()
+            Cache::open(cache.path(), "PKG", "training", "5.1.0", fs, &mut |_| None).unwrap()
         };
         let c = open(&fs);
         // Read right after the files were written: not kept.
@@ -376,7 +376,7 @@ mod tests {
         // Another list of configs, or other options: a miss.
         assert!(open(&fs[..1]).load().is_none());
         assert!(
-            Cache::open(cache.path(), "PKG", "training", "5.0.0", &fs, &|_| None)
+            Cache::open(cache.path(), "PKG", "training", "5.0.0", &fs, &mut |_| None)
                 .unwrap()
                 .load()
                 .is_none()
@@ -406,7 +406,7 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         std::fs::write(work.path().join("a.sh"), "A=1\n").unwrap();
         let fs = files(work.path(), &["a.sh"]);
-        let c = Cache::open(cache.path(), "PKG", "training", "5.1.0", &fs, &|_| None).unwrap();
+        let c = Cache::open(cache.path(), "PKG", "training", "5.1.0", &fs, &mut |_| None).unwrap();
         let later = c.newest + 3 * COARSE_MARGIN_NS;
         c.store(&output(), later);
         assert!(c.load().is_some());
@@ -417,7 +417,7 @@ mod tests {
         assert!(!c.file.exists(), "nor written");
         // A new folder is made private.
         let fresh = cache.path().join("a/b");
-        let c = Cache::open(&fresh, "PKG", "training", "5.1.0", &fs, &|_| None).unwrap();
+        let c = Cache::open(&fresh, "PKG", "training", "5.1.0", &fs, &mut |_| None).unwrap();
         std::fs::set_permissions(cache.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
         c.store(&output(), later);
         let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
