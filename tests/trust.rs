@@ -305,6 +305,53 @@ fn nothing_to_check_is_exit_2_with_one_line() {
     );
 }
 
+/// A link under `benchmarks/` into `results/` took a results folder out
+/// of the check: discovery walked `benchmarks/` first, read the folder's
+/// logs there as configs, and then skipped the results folder as walked
+/// already (a PKG011 warning, the package passing on the logs left).
+/// Results are walked first now: every log is checked, and the link is
+/// the path reported as walked already.
+#[cfg(unix)]
+#[test]
+fn a_link_under_benchmarks_hides_no_results_folder() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/Example");
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    copy_tree(&example, &r.join("plain"));
+    copy_tree(&example, &r.join("linked"));
+    let at = r.join("linked/benchmarks/retinanet/implementations/x/results");
+    link(Path::new("../../../../results/example_system"), &at);
+    assert!(at.join("retinanet").is_dir(), "the link resolves");
+    let logs = |pkg: &str| -> (Value, Vec<String>) {
+        let j = mlaudit(r, &["check", "--ruleset", "5.0.0", "--format", "json", pkg]).json();
+        let mut paths: Vec<String> = j["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["path"].as_str().unwrap().replacen(pkg, "PKG", 1))
+            .collect();
+        paths.sort();
+        (j, paths)
+    };
+    let (plain, plain_logs) = logs("plain");
+    let (linked, linked_logs) = logs("linked");
+    assert!(!plain_logs.is_empty());
+    assert_eq!(linked_logs, plain_logs, "every log is checked");
+    assert_eq!(linked["verdict"], plain["verdict"], "{linked}");
+    let walked: Vec<&str> = linked["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "PKG011")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        walked,
+        ["linked/benchmarks/retinanet/implementations/x/results"],
+        "{linked}"
+    );
+}
+
 #[test]
 fn a_folder_not_of_the_round_fails_mlaudits_verdict_only() {
     let d = tempfile::tempdir().unwrap();

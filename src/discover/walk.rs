@@ -387,7 +387,14 @@ fn discover_package(input: &Path, root: String, listing: Option<&Listing>) -> Su
     s.submitter = fs::canonicalize(input).ok().as_deref().and_then(file_name);
     let mut w = Walker::new(input, listing);
     w.enter(input, &root);
-    for e in w.list(input, &root) {
+    // `benchmarks/` last: a folder reached twice (through a link) is
+    // walked where it is met first, and a link under benchmarks/ into
+    // results/ must not take a results folder's logs out of the check
+    // (they would be read as configs, and the results walk would skip
+    // the folder as walked already).
+    let mut entries = w.list(input, &root);
+    entries.sort_by_key(is_benchmarks);
+    for e in entries {
         match (e.name.as_str(), e.kind) {
             ("systems", Kind::Dir) => walk_systems(&mut w, &mut s, &e),
             ("results", Kind::Dir) => walk_results(&mut w, &mut s, &e),
@@ -411,6 +418,12 @@ fn discover_package(input: &Path, root: String, listing: Option<&Listing>) -> Su
         }
     }
     finish(s, w)
+}
+
+/// Whether a package root entry is its `benchmarks/` (or `benchmark/`)
+/// folder.
+fn is_benchmarks(e: &Entry) -> bool {
+    e.kind == Kind::Dir && matches!(e.name.as_str(), "benchmarks" | "benchmark")
 }
 
 fn finish(mut s: Submission, w: Walker) -> Submission {
