@@ -166,37 +166,86 @@ pub fn check_path_with_progress(
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
     let package = crate::discover::scope::is_package(input);
-    // A package's folders are listed once, for both discovery and the
-    // package's own walk (file names, sizes, links); each then reads the
-    // listing, side by side. The repo findings are shown under the root
-    // discovery names, which is the path as given with its separators
-    // normalized (the same string `discover` puts in `tree.root`).
-    let listing = package.then(|| discover::listing::Listing::read(input, rules.repo.max_entries));
-    let (mut tree, repo) = rayon::join(
-        || discover::walk::discover_listed(input, listing.as_ref()),
-        || {
-            listing.as_ref().map(|listing| {
-                let root = discover::paths::display_root(input);
-                crate::aggregate::package::repo::check_repo_listed(
-                    &rules.repo,
-                    listing,
-                    input,
-                    &root,
-                    &rules.version,
-                )
-            })
-        },
-    );
-    if let Some(repo) = repo {
-        tree.findings.extend(repo);
+    if !package {
+        let tree = discover::walk::discover_listed(input, None);
+        return check_tree(rules, &tree, None, opts, progress);
     }
-    let mut outcome = check_tree(rules, &tree, listing.as_ref(), opts, progress)?;
-    drop(listing);
-    if package {
+    // A package's folders are listed once, for both discovery and the
+    // package's own walk (file names, sizes, links). `benchmarks/` (a
+    // thousand configs and more) is listed, walked and checked beside the
+    // logs, which do not need it; the rest first. Discovery walks
+    // benchmarks/ last anyway, so what it finds is the same.
+    let later = |e: &discover::listing::RawEntry| e.name == "benchmarks" || e.name == "benchmark";
+    let (listing, left) =
+        discover::listing::Listing::read_except(input, rules.repo.max_entries, &later);
+    let (tree, benchmarks) = discover::walk::discover_listed_later(input, Some(&listing));
+    let rest = LaterWalk {
+        input,
+        listing,
+        left,
+        benchmarks,
+    };
+    let mut outcome = check_tree(rules, &tree, Some(rest), opts, progress)?;
+    {
         let summary = crate::report::PackageSummary::of(&outcome.report);
         outcome.report.packages = vec![summary];
     }
     Ok(outcome)
+}
+
+/// The part of a package's walk left to run beside the checks of the
+/// logs: listing `benchmarks/` ([`discover::listing::Listing::add`]),
+/// walking it for implementation files, and the repository checks (which
+/// need every folder).
+struct LaterWalk<'a> {
+    input: &'a Path,
+    listing: discover::listing::Listing,
+    left: Vec<std::path::PathBuf>,
+    benchmarks: Option<discover::walk::LaterBenchmarks>,
+}
+
+/// What [`LaterWalk::run`] gives.
+struct Walked {
+    listing: discover::listing::Listing,
+    implementation_files: Vec<crate::discover::tree::ImplFile>,
+    /// The walk's findings and the repository checks'.
+    findings: Vec<Finding>,
+}
+
+impl LaterWalk<'_> {
+    fn run(self, rules: &Rules) -> Walked {
+        let max = rules.repo.max_entries;
+        let mut listing = self.listing;
+        if !listing.add(self.left, max) {
+            // Over the limit of entries: which were listed depends on the
+            // order, and the repository checks count in that of one walk.
+            listing = discover::listing::Listing::read(self.input, max);
+        }
+        let ((implementation_files, mut findings), repo) = rayon::join(
+            || match self.benchmarks {
+                Some(b) => b.walk(Some(&listing)),
+                None => (Vec::new(), Vec::new()),
+            },
+            || {
+                // Shown under the root discovery names: the path as given
+                // with its separators normalized (`tree.root`).
+                let root = discover::paths::display_root(self.input);
+                crate::aggregate::package::repo::check_repo_listed(
+                    &rules.repo,
+                    &listing,
+                    self.input,
+                    &root,
+                    &rules.version,
+                )
+            },
+        );
+        findings.extend(repo);
+        Walked {
+            listing,
+            implementation_files,
+            findings,
+        }
+    }
 }
 
 /// The implementation configs' own stage: read and parsed once, their
@@ -260,7 +309,7 @@ pub fn check_logs(
 fn check_tree(
     rules: &Rules,
     tree: &discover::Submission,
-    listing: Option<&discover::listing::Listing>,
+    later: Option<LaterWalk>,
     opts: &CheckOptions,
     progress: &dyn Progress,
 ) -> anyhow::Result<CheckOutcome> {
@@ -297,8 +346,6 @@ fn check_tree(
             .values()
             .all(|s| s.get("division").and_then(|d| d.as_str()) == Some("open"));
     let policy_rules = rules.policy.as_ref().filter(|_| !all_open);
-    let configs = closed_configs(&tree.implementation_files, &systems);
-    let configs = configs.as_ref();
     let check_logs = || -> (Vec<LogCheck>, Vec<OnePass>) {
         files
             .par_iter()
@@ -320,11 +367,24 @@ fn check_tree(
             })
             .unzip()
     };
-    // The configs' own findings need no log: they are made on this side
-    // of the join too, while the logs are checked.
-    let ((mut logs, passes), configs_done) = rayon::join(check_logs, || {
-        policy_rules.map(|p| configs_stage(rules, p, tree, listing, opts, configs))
+    // The rest of the package's walk and the configs' own findings need
+    // no log: they are made on this side of the join, while the logs are
+    // checked.
+    let ((mut logs, passes), (walked, closed, configs_done)) = rayon::join(check_logs, || {
+        let walked = later.map(|l| l.run(rules));
+        let found = walked
+            .as_ref()
+            .map_or(&tree.implementation_files, |w| &w.implementation_files);
+        let closed = closed_only(found, &systems);
+        let configs = closed.as_deref().unwrap_or(found);
+        let listing = walked.as_ref().map(|w| &w.listing);
+        let done = policy_rules.map(|p| configs_stage(rules, p, tree, listing, opts, configs));
+        (walked, closed, done)
     });
+    let found = walked
+        .as_ref()
+        .map_or(&tree.implementation_files, |w| &w.implementation_files);
+    let configs = closed.as_deref().unwrap_or(found);
     let mut listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut policy_findings = Vec::new();
     // Each folder's runs, in the order of its logs; `None` once one of its
@@ -378,6 +438,11 @@ fn check_tree(
     let folders: Vec<&str> = package.benchmarks.iter().map(|b| b.path.as_str()).collect();
     listed.count_folders(&folders);
     for f in std::mem::take(&mut package.findings) {
+        listed.add(f);
+    }
+    // What the walk of benchmarks/ and the repository checks found: the
+    // tree's own findings, as the package rules' are.
+    for f in walked.map(|w| w.findings).unwrap_or_default() {
         listed.add(f);
     }
     for f in policy_findings {
@@ -732,6 +797,18 @@ fn closed_configs<'a>(
     files: &'a [crate::discover::tree::ImplFile],
     systems: &BTreeMap<String, serde_json::Value>,
 ) -> std::borrow::Cow<'a, [crate::discover::tree::ImplFile]> {
+    match closed_only(files, systems) {
+        Some(closed) => std::borrow::Cow::Owned(closed),
+        None => std::borrow::Cow::Borrowed(files),
+    }
+}
+
+/// The files of `files` not in an open-division implementation, when
+/// some are (`None`: all of them).
+fn closed_only(
+    files: &[crate::discover::tree::ImplFile],
+    systems: &BTreeMap<String, serde_json::Value>,
+) -> Option<Vec<crate::discover::tree::ImplFile>> {
     let open = |f: &crate::discover::tree::ImplFile| {
         f.implementation.as_deref().is_some_and(|i| {
             systems
@@ -741,11 +818,10 @@ fn closed_configs<'a>(
                 == Some("open")
         })
     };
-    if files.iter().any(open) {
-        files.iter().filter(|f| !open(f)).cloned().collect()
-    } else {
-        std::borrow::Cow::Borrowed(files)
-    }
+    files
+        .iter()
+        .any(open)
+        .then(|| files.iter().filter(|f| !open(f)).cloned().collect())
 }
 
 /// [`closed_configs`] of a discovered package: the implementation configs

@@ -42,6 +42,8 @@ pub struct Listing {
     folders: HashMap<OsString, Folder>,
     /// The walk stopped after its limit of entries.
     pub truncated: bool,
+    /// Entries seen, counted against the limit.
+    entries: usize,
 }
 
 impl Listing {
@@ -56,28 +58,75 @@ impl Listing {
     /// cache. No recursion: a chain of thousands of folders is a loop.
     pub fn read(root: &Path, max_entries: usize) -> Listing {
         let mut listing = Listing::default();
-        let mut stack: Vec<PathBuf> = vec![root.to_path_buf()];
-        let mut seen = 0usize;
+        listing.walk(vec![root.to_path_buf()], max_entries, &|_| false);
+        listing
+    }
+
+    /// [`Listing::read`], leaving out the folders among the root's entries
+    /// that `later` picks (a package's `benchmarks/`): they are counted as
+    /// entries of the root, not listed, and given back for
+    /// [`Listing::add`]. The two together list what [`Listing::read`]
+    /// lists, unless the limit of entries is reached (see there).
+    pub fn read_except(
+        root: &Path,
+        max_entries: usize,
+        later: &dyn Fn(&RawEntry) -> bool,
+    ) -> (Listing, Vec<PathBuf>) {
+        let mut listing = Listing::default();
+        let left = listing.walk(vec![root.to_path_buf()], max_entries, &|e| later(e));
+        (listing, left)
+    }
+
+    /// Lists the folders [`Listing::read_except`] left out, into this
+    /// listing, with what is left of `max_entries`. `false` when the limit
+    /// was reached before or now: which entries were listed then depends on
+    /// the order they were met in, and only [`Listing::read`] has the
+    /// order the repository checks count in.
+    pub fn add(&mut self, later: Vec<PathBuf>, max_entries: usize) -> bool {
+        if self.truncated {
+            return false;
+        }
+        self.walk(later, max_entries, &|_| false);
+        !self.truncated
+    }
+
+    /// Depth first from `stack` (popped from the end), counting entries
+    /// against `max_entries`; the root's entries `later` picks are not
+    /// walked but given back. No recursion: a chain of thousands of
+    /// folders is a loop.
+    fn walk(
+        &mut self,
+        mut stack: Vec<PathBuf>,
+        max_entries: usize,
+        later: &dyn Fn(&RawEntry) -> bool,
+    ) -> Vec<PathBuf> {
+        let mut left = Vec::new();
+        let root = (stack.len() == 1).then(|| stack[0].clone());
         while let Some(dir) = stack.pop() {
             let folder = list(&dir);
+            let at_root = root.as_deref() == Some(dir.as_path());
             if let Ok(entries) = &folder {
                 for e in entries.iter().flatten() {
-                    seen += 1;
-                    if seen > max_entries {
-                        listing.truncated = true;
+                    self.entries += 1;
+                    if self.entries > max_entries {
+                        self.truncated = true;
                         break;
                     }
                     if e.kind.as_ref().is_ok_and(fs::FileType::is_dir) {
-                        stack.push(dir.join(&e.name));
+                        if at_root && later(e) {
+                            left.push(dir.join(&e.name));
+                        } else {
+                            stack.push(dir.join(&e.name));
+                        }
                     }
                 }
             }
-            listing.folders.insert(dir.into_os_string(), folder);
-            if listing.truncated {
+            self.folders.insert(dir.into_os_string(), folder);
+            if self.truncated {
                 break;
             }
         }
-        listing
+        left
     }
 
     /// The metadata (not following links) of the file at `path`, when the
@@ -220,5 +269,55 @@ mod tests {
             panic!("an unreadable root is listed with its error")
         };
         assert!(!e.is_empty());
+    }
+
+    /// A listing made in two parts (`benchmarks/` left for later) holds
+    /// the folders one walk lists; over the limit, the second part says
+    /// so, and the caller lists again in one walk.
+    #[test]
+    fn a_listing_in_two_parts_lists_what_one_walk_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("PKG");
+        for d in [
+            "benchmarks/bm/impl/x",
+            "results/sys/bm",
+            "systems",
+            ".git/o",
+            "a",
+        ] {
+            fs::create_dir_all(root.join(d)).unwrap();
+        }
+        fs::write(root.join("benchmarks/bm/impl/x/c.yaml"), "a: 1\n").unwrap();
+        fs::write(root.join("results/sys/bm/result_0.txt"), "x").unwrap();
+        let later = |e: &RawEntry| e.name == "benchmarks";
+        let whole = Listing::read(&root, 1000);
+        let (mut split, left) = Listing::read_except(&root, 1000, &later);
+        assert_eq!(left, [root.join("benchmarks")]);
+        assert!(split.folder(&root.join("benchmarks")).is_none(), "not yet");
+        assert!(split.folder(&root.join("results/sys/bm")).is_some());
+        assert!(split.add(left, 1000));
+        let mut a: Vec<_> = whole.folders.keys().cloned().collect();
+        let mut b: Vec<_> = split.folders.keys().cloned().collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
+        for k in &a {
+            let names = |l: &Listing| -> Vec<OsString> {
+                match &l.folders[k] {
+                    Ok(entries) => entries.iter().flatten().map(|e| e.name.clone()).collect(),
+                    Err(e) => panic!("{e}"),
+                }
+            };
+            assert_eq!(names(&whole), names(&split), "{k:?}");
+        }
+        assert_eq!(whole.entries, split.entries);
+        // 13 entries in all: a limit of 12 is reached in the second part.
+        assert_eq!(whole.entries, 13);
+        let (mut over, left) = Listing::read_except(&root, 12, &later);
+        assert!(!over.truncated);
+        assert!(!over.add(left, 12));
+        let (mut first, left) = Listing::read_except(&root, 3, &later);
+        assert!(first.truncated);
+        assert!(!first.add(left, 3), "reached in the first part");
     }
 }

@@ -76,6 +76,33 @@ struct Walker<'l> {
 }
 
 impl<'l> Walker<'l> {
+    /// The same walk (what it walked, its findings), reading folders from
+    /// another listing.
+    fn relisted<'m>(self, listing: Option<&'m Listing>) -> Walker<'m> {
+        Walker {
+            listing,
+            root_canon: self.root_canon,
+            visited: self.visited,
+            canon_of: self.canon_of,
+            real_dirs: self.real_dirs,
+            findings: self.findings,
+            hidden: self.hidden,
+        }
+    }
+
+    /// A walker that walked nothing, for [`finish`].
+    fn new_empty() -> Walker<'l> {
+        Walker {
+            listing: None,
+            root_canon: PathBuf::new(),
+            visited: HashSet::default(),
+            canon_of: HashMap::default(),
+            real_dirs: HashSet::default(),
+            findings: Vec::new(),
+            hidden: false,
+        }
+    }
+
     fn new(root: &Path, listing: Option<&'l Listing>) -> Walker<'l> {
         Walker {
             listing,
@@ -383,10 +410,59 @@ fn file_name(p: &Path) -> Option<String> {
 }
 
 fn discover_package(input: &Path, root: String, listing: Option<&Listing>) -> Submission {
+    let (s, later) = discover_package_with(input, root, listing, false);
+    debug_assert!(later.is_none());
+    s
+}
+
+/// A package's `benchmarks/` folder, left to be walked later (beside the
+/// checks of the logs, which do not need it): where the walk stood after
+/// `systems/` and `results/`, which is where walking it in one go would
+/// stand too, as it is walked last.
+pub struct LaterBenchmarks {
+    walker: Walker<'static>,
+    dirs: Vec<Entry>,
+}
+
+impl LaterBenchmarks {
+    /// Walks the folders left: the implementation files found (sorted as
+    /// [`Submission::implementation_files`]) and the walk's findings.
+    /// `listing` should hold the folders (else they are read here).
+    pub fn walk(self, listing: Option<&Listing>) -> (Vec<ImplFile>, Vec<Finding>) {
+        let mut w = self.walker.relisted(listing);
+        let mut s = Submission::empty(InputKind::Package, String::new());
+        for e in &self.dirs {
+            walk_implementations(&mut w, &mut s, e);
+        }
+        let s = finish(s, w);
+        (s.implementation_files, s.findings)
+    }
+}
+
+/// [`discover_listed`], with a package's `benchmarks/` folder left for
+/// [`LaterBenchmarks::walk`] (`None`: nothing left, the tree is whole).
+pub fn discover_listed_later(
+    input: &Path,
+    listing: Option<&Listing>,
+) -> (Submission, Option<LaterBenchmarks>) {
+    let has = |name: &str| input.join(name).is_dir();
+    if input.is_dir() && (has("results") || has("systems")) {
+        return discover_package_with(input, display_root(input), listing, true);
+    }
+    (discover_listed(input, listing), None)
+}
+
+fn discover_package_with(
+    input: &Path,
+    root: String,
+    listing: Option<&Listing>,
+    later: bool,
+) -> (Submission, Option<LaterBenchmarks>) {
     let mut s = Submission::empty(InputKind::Package, root.clone());
     s.submitter = fs::canonicalize(input).ok().as_deref().and_then(file_name);
     let mut w = Walker::new(input, listing);
     w.enter(input, &root);
+    let mut left = Vec::new();
     // `benchmarks/` last: a folder reached twice (through a link) is
     // walked where it is met first, and a link under benchmarks/ into
     // results/ must not take a results folder's logs out of the check
@@ -398,6 +474,7 @@ fn discover_package(input: &Path, root: String, listing: Option<&Listing>) -> Su
         match (e.name.as_str(), e.kind) {
             ("systems", Kind::Dir) => walk_systems(&mut w, &mut s, &e),
             ("results", Kind::Dir) => walk_results(&mut w, &mut s, &e),
+            ("benchmarks" | "benchmark", Kind::Dir) if later => left.push(e),
             ("benchmarks" | "benchmark", Kind::Dir) => walk_implementations(&mut w, &mut s, &e),
             (name, Kind::File) if SHIPPED_REPORTS.contains(&name) => {
                 w.note(
@@ -417,7 +494,17 @@ fn discover_package(input: &Path, root: String, listing: Option<&Listing>) -> Su
             ),
         }
     }
-    finish(s, w)
+    if left.is_empty() {
+        return (finish(s, w), None);
+    }
+    // The walk's findings so far go with the tree; the walker goes on
+    // with an empty list.
+    let findings = std::mem::take(&mut w.findings);
+    let walker = w.relisted(None);
+    let mut s = finish(s, Walker::new_empty());
+    s.findings.extend(findings);
+    crate::finding::sort_findings(&mut s.findings);
+    (s, Some(LaterBenchmarks { walker, dirs: left }))
 }
 
 /// Whether a package root entry is its `benchmarks/` (or `benchmark/`)
@@ -790,5 +877,73 @@ mod tests {
         assert_eq!(lexical_parent("/results/s/bm", 3).as_deref(), Some("/"));
         assert_eq!(lexical_parent("s/bm", 3), None);
         assert_eq!(lexical_parent("../s/bm", 3), None);
+    }
+
+    /// Discovery with `benchmarks/` walked later finds what one walk does:
+    /// the same tree, implementation files and findings (a link under
+    /// benchmarks/ into results/ included).
+    #[test]
+    fn benchmarks_walked_later_give_the_same_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("PKG");
+        for d in [
+            "benchmarks/bm/implementations/impl/conf",
+            "results/sys/bm",
+            "systems",
+        ] {
+            fs::create_dir_all(root.join(d)).unwrap();
+        }
+        fs::write(root.join("systems/sys.json"), "{}").unwrap();
+        fs::write(root.join("results/sys/bm/result_0.txt"), "x").unwrap();
+        fs::write(
+            root.join("benchmarks/bm/implementations/impl/run_and_time.sh"),
+            "x",
+        )
+        .unwrap();
+        fs::write(
+            root.join("benchmarks/bm/implementations/impl/conf/a.yaml"),
+            "a: 1",
+        )
+        .unwrap();
+        fs::write(root.join("stray.txt"), "").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            "../../../../results/sys",
+            root.join("benchmarks/bm/implementations/impl/linked"),
+        )
+        .unwrap();
+        let listing = Listing::read(&root, 1000);
+        let whole = discover_listed(&root, Some(&listing));
+        let (mut tree, later) = discover_listed_later(&root, Some(&listing));
+        assert!(tree.implementation_files.is_empty(), "not walked yet");
+        let (files, findings) = later.expect("benchmarks/ left").walk(Some(&listing));
+        tree.implementation_files = files;
+        tree.findings.extend(findings);
+        crate::finding::sort_findings(&mut tree.findings);
+        let show = |s: &Submission| {
+            (
+                serde_json::to_string(&s.benchmarks).unwrap(),
+                s.implementation_files
+                    .iter()
+                    .map(|f| (f.file.path.clone(), f.implementation.clone()))
+                    .collect::<Vec<_>>(),
+                s.findings
+                    .iter()
+                    .map(|f| format!("{} {} {}", f.code, f.path, f.message))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(show(&tree), show(&whole));
+        assert_eq!(whole.implementation_files.len(), 2, "{:?}", show(&whole));
+        #[cfg(unix)]
+        assert!(
+            whole
+                .findings
+                .iter()
+                .any(|f| f.code == "PKG011" && f.path.ends_with("impl/linked")),
+            "{:?}",
+            show(&whole)
+        );
+        assert_eq!(whole.benchmarks.len(), 1, "the results folder is walked");
     }
 }
