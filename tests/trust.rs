@@ -350,6 +350,17 @@ fn a_link_under_benchmarks_hides_no_results_folder() {
         ["linked/benchmarks/retinanet/implementations/x/results"],
         "{linked}"
     );
+    let said = linked["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "PKG011")
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_default();
+    assert!(
+        said.contains("a folder walked already through another path; not followed"),
+        "{said}"
+    );
 }
 
 #[test]

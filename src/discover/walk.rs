@@ -195,11 +195,21 @@ impl<'l> Walker<'l> {
                 .parent()
                 .and_then(|p| fs::canonicalize(p).ok())
                 .unwrap_or_default();
-            if here.starts_with(&target) || self.visited.contains(target.as_os_str()) {
+            if here.starts_with(&target) {
                 self.link_skipped(
                     path,
                     format!(
                         "symbolic link loops back to {}; not followed",
+                        target.display()
+                    ),
+                );
+                return None;
+            }
+            if self.visited.contains(target.as_os_str()) {
+                self.link_skipped(
+                    path,
+                    format!(
+                        "symbolic link to {}, a folder walked already through another path; not followed",
                         target.display()
                     ),
                 );
