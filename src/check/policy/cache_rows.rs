@@ -88,12 +88,13 @@ pub fn read(b: &[u8]) -> Option<(Vec<bool>, Own)> {
             _ => None,
         })
         .collect::<Option<Vec<bool>>>()?;
-    // A file takes at least 8 bytes, a setting 25, a part or string 4.
+    // A file takes at least 8 bytes (index, count), a setting 21 (line,
+    // kind, part count, two string lengths), a part 4.
     let files = r.count(8)?;
     let mut own = Vec::with_capacity(files);
     for _ in 0..files {
         let i = r.u32()? as usize;
-        let count = r.count(25)?;
+        let count = r.count(21)?;
         let mut entries = Vec::with_capacity(count);
         for _ in 0..count {
             let line = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
@@ -170,6 +171,24 @@ mod tests {
             ),
             (4, Vec::new()),
         ]
+    }
+
+    /// The smallest setting (no key path, no value, no display) takes 21
+    /// bytes: a blob of only such settings is read back too.
+    #[test]
+    fn the_smallest_settings_round_trip() {
+        let bare = Entry {
+            line: 1,
+            path: Vec::new(),
+            value: String::new(),
+            kind: EntryKind::Value,
+            display: String::new(),
+        };
+        let own = vec![(0, vec![bare.clone(), bare])];
+        let mut b = Vec::new();
+        write(&[], &own, &mut b).unwrap();
+        assert_eq!(b.len(), 4 + 4 + 8 + 2 * 21);
+        assert_eq!(read(&b), Some((Vec::new(), own)));
     }
 
     /// Settings of every kind are written and read back the same.
