@@ -337,6 +337,68 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     flags(code, lineno, parents, out);
     overrides(code, lineno, parents, assigned, out);
     jq_assignments(code, lineno, parents, out);
+    python_kwargs(code, lineno, parents, out);
+}
+
+/// Keyword arguments in the program of a `python -c` line (`python3 -c
+/// "import t; t.run(optimizer='lamb', lr=4e-4)"`): each `name=value`
+/// right after a `(` or a `,` is a setting `name`. A comparison (`==`)
+/// is none, and nor is text outside a Python program.
+fn python_kwargs(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    if !(code.contains("python") && code.contains("-c")) {
+        return;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
+    let mut words = code.split(|c: char| !word(c)).filter(|w| !w.is_empty());
+    let python = |w: &str| {
+        let n = w.rsplit('/').next().unwrap_or(w);
+        n == "python"
+            || n.strip_prefix("python3")
+                .is_some_and(|v| v.is_empty() || v.starts_with('.'))
+    };
+    // The program: what follows `-c` after the interpreter.
+    let Some(_) = words.position(python) else {
+        return;
+    };
+    let Some(at) = code
+        .find(" -c ")
+        .or_else(|| code.find(" -c\""))
+        .or_else(|| code.find(" -c'"))
+    else {
+        return;
+    };
+    let Some(r) = kwargs_re() else {
+        return;
+    };
+    for c in r.captures_iter(&code[at + 3..]) {
+        let (Some(key), Some(value)) = (c.get(1), c.get(2)) else {
+            continue;
+        };
+        let value = value
+            .as_str()
+            .trim_matches(|c| c == '\'' || c == '"' || c == '\\');
+        let mut path = parents.to_vec();
+        path.push(key.as_str().to_string());
+        out.push(Entry {
+            line: lineno,
+            path,
+            value: value.to_string(),
+            kind: EntryKind::Key { header: false },
+            display: c
+                .get(0)
+                .map_or("", |m| m.as_str())
+                .trim_start_matches(['(', ',', ' '])
+                .to_string(),
+        });
+    }
+}
+
+fn kwargs_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r#"[(,]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*('[^']*'|\\?"[^"\\]*\\?"|[A-Za-z0-9_.+-]+)"#,
+    )
 }
 
 /// `.a.b = value` assignments of a `jq` or `yq` program on the line (a
@@ -1736,6 +1798,34 @@ mod tests {
             "{g:?}"
         );
         assert!(!g.iter().any(|x| x.0 == 3), "{g:?}");
+    }
+
+    /// Keyword arguments of a `python -c` program are settings; a
+    /// comparison, or the same text on a line that runs no Python, is
+    /// none.
+    #[test]
+    fn python_c_keyword_arguments() {
+        let sh = "python -c \"import t; t.run(optimizer='lamb', lr=4e-4, steps = 10)\"\n\
+                  /usr/bin/python3.11 -c 'import t; t.go(name=\"sgd\")'\n\
+                  python3 -c \"import t; assert t.cfg(x=1).opt == 'lamb'\"\n\
+                  echo \"t.run(optimizer='lamb')\"\n\
+                  python train.py --c 1 -- run(optimizer='lamb')\n";
+        let e = parse(sh, Format::Shell);
+        let g = got(&e);
+        for want in [
+            (1, "optimizer", "lamb"),
+            (1, "lr", "4e-4"),
+            (1, "steps", "10"),
+            (2, "name", "sgd"),
+            (3, "x", "1"),
+        ] {
+            assert!(
+                g.contains(&(want.0, want.1.into(), want.2.into())),
+                "{want:?} in {g:?}"
+            );
+        }
+        assert!(!g.iter().any(|x| x.0 == 3 && x.1 == "opt"), "{g:?}");
+        assert!(!g.iter().any(|x| x.0 >= 4 && x.1 == "optimizer"), "{g:?}");
     }
 
     /// A Weights & Biases config (each setting a block of `desc` and
