@@ -338,6 +338,61 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     overrides(code, lineno, parents, assigned, out);
     jq_assignments(code, lineno, parents, out);
     python_kwargs(code, lineno, parents, out);
+    sed_settings(code, lineno, parents, out);
+}
+
+/// What a `sed` substitution on the line writes ([`shell_sed`]), read as
+/// a config fragment: flags (`--optimizer lamb`), an assignment or
+/// override (`OPT=lamb`, `model.optim.name=lamb`), or a YAML or JSON pair
+/// (`optimizer: lamb`, `"type": "OneBitAdam"`). Its settings sit at the
+/// line of the `sed` command and show the script.
+fn sed_settings(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    for sub in super::shell_sed::substitutions(code) {
+        let new = sub.new.trim();
+        if new.is_empty() {
+            continue;
+        }
+        let start = out.len();
+        flags(new, lineno, parents, out);
+        if out.len() == start {
+            if new.contains('=') {
+                assignment(new, lineno, parents, None, out);
+            } else if let Some((key, value)) = yaml_pair(new) {
+                let mut path = parents.to_vec();
+                path.push(key.to_string());
+                out.push(Entry {
+                    line: lineno,
+                    path,
+                    value: value.to_string(),
+                    kind: EntryKind::Key { header: false },
+                    display: String::new(),
+                });
+            }
+        }
+        for e in &mut out[start..] {
+            e.display.clone_from(&sub.display);
+        }
+    }
+}
+
+/// `key: value` of one YAML or JSON line (`optimizer: lamb`, `"type":
+/// "OneBitAdam",`), quotes and a trailing comma removed.
+fn yaml_pair(text: &str) -> Option<(&str, &str)> {
+    let (key, value) = text.trim_start_matches(['-', ' ']).split_once(':')?;
+    let key = key.trim().trim_matches(['"', '\'']);
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    if key.is_empty()
+        || !key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        || !key.chars().all(plain)
+    {
+        return None;
+    }
+    let value = value
+        .trim()
+        .trim_end_matches(',')
+        .trim()
+        .trim_matches(['"', '\'']);
+    (!value.is_empty()).then_some((key, value))
 }
 
 /// Keyword arguments in the program of a `python -c` line (`python3 -c
@@ -1798,6 +1853,41 @@ mod tests {
             "{g:?}"
         );
         assert!(!g.iter().any(|x| x.0 == 3), "{g:?}");
+    }
+
+    /// What a `sed` substitution writes is a setting at the `sed` line,
+    /// in whatever form the replacement has.
+    #[test]
+    fn sed_replacements_are_settings() {
+        let sh = "sed -i 's/optimizer: adamw/optimizer: lamb/' conf/c.yaml\n\
+                  sed -i \"s|--opt adam|--opt lamb|g\" run.sh\n\
+                  sed -i 's/\"type\": \"Adam\"/\"type\": \"OneBitAdam\",/' ds.json\n\
+                  sed -i 's/model.optim.name=adamw/model.optim.name=lamb/' o.sh\n\
+                  sed -i 's/\\(OPT=\\).*/\\1lamb/' c.sh\n\
+                  export X=$(basename $0 | sed 's/^config_//')\n\
+                  sed -i 's/DATALOADER.HYBRID\\sTrue/DATALOADER.HYBRID False/' c.yaml\n";
+        let e = parse(sh, Format::Shell);
+        let g = got_where(&e, |x| {
+            matches!(x.kind, EntryKind::Key { header: false } | EntryKind::Flag)
+        });
+        for want in [
+            (1, "optimizer", "lamb"),
+            (2, "opt", "lamb"),
+            (3, "type", "OneBitAdam"),
+            (4, "model.optim.name", "lamb"),
+            (5, "OPT", "lamb"),
+        ] {
+            assert!(
+                g.contains(&(want.0, want.1.into(), want.2.into())),
+                "{want:?} in {g:?}"
+            );
+        }
+        assert!(!g.iter().any(|x| x.0 == 7), "{g:?}");
+        let shown = e
+            .iter()
+            .find(|x| x.line == 1 && x.path == ["optimizer"])
+            .unwrap();
+        assert_eq!(shown.display, "s/optimizer: adamw/optimizer: lamb/");
     }
 
     /// Keyword arguments of a `python -c` program are settings; a

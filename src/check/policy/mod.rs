@@ -41,6 +41,7 @@ pub mod rules;
 mod scope;
 mod shell_assign;
 mod shell_guard;
+mod shell_sed;
 pub mod signals;
 
 pub use rules::{BenchmarkPolicy, PolicyRules};
