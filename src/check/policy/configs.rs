@@ -1756,19 +1756,17 @@ mod tests {
         let t =
             "export A=1\nB=\"x y\" # c\n: \"${C:-off}\"\npython t.py --d-e 3 --f=\"g\" --h \\\n";
         let got = got_where(&parse(t, Format::Shell), |_| true);
-        for want in [
-            (1, "A", "1"),
-            (2, "B", "x y"),
-            (3, "C", "off"),
-            (4, "d-e", "3"),
-            (4, "f", "g"),
-            (4, "h", ""),
-        ] {
-            assert!(
-                got.contains(&(want.0, want.1.to_string(), want.2.to_string())),
-                "{want:?} not in {got:?}"
-            );
-        }
+        assert_holds(
+            &got,
+            &[
+                (1, "A", "1"),
+                (2, "B", "x y"),
+                (3, "C", "off"),
+                (4, "d-e", "3"),
+                (4, "f", "g"),
+                (4, "h", ""),
+            ],
+        );
     }
 
     /// Argument lists: a flag's value is the next item, on one line or
@@ -1870,18 +1868,16 @@ mod tests {
         let g = got_where(&e, |x| {
             matches!(x.kind, EntryKind::Key { header: false } | EntryKind::Flag)
         });
-        for want in [
-            (1, "optimizer", "lamb"),
-            (2, "opt", "lamb"),
-            (3, "type", "OneBitAdam"),
-            (4, "model.optim.name", "lamb"),
-            (5, "OPT", "lamb"),
-        ] {
-            assert!(
-                g.contains(&(want.0, want.1.into(), want.2.into())),
-                "{want:?} in {g:?}"
-            );
-        }
+        assert_holds(
+            &g,
+            &[
+                (1, "optimizer", "lamb"),
+                (2, "opt", "lamb"),
+                (3, "type", "OneBitAdam"),
+                (4, "model.optim.name", "lamb"),
+                (5, "OPT", "lamb"),
+            ],
+        );
         assert!(!g.iter().any(|x| x.0 == 7), "{g:?}");
         let shown = e
             .iter()
@@ -1902,18 +1898,16 @@ mod tests {
                   python train.py --c 1 -- run(optimizer='lamb')\n";
         let e = parse(sh, Format::Shell);
         let g = got(&e);
-        for want in [
-            (1, "optimizer", "lamb"),
-            (1, "lr", "4e-4"),
-            (1, "steps", "10"),
-            (2, "name", "sgd"),
-            (3, "x", "1"),
-        ] {
-            assert!(
-                g.contains(&(want.0, want.1.into(), want.2.into())),
-                "{want:?} in {g:?}"
-            );
-        }
+        assert_holds(
+            &g,
+            &[
+                (1, "optimizer", "lamb"),
+                (1, "lr", "4e-4"),
+                (1, "steps", "10"),
+                (2, "name", "sgd"),
+                (3, "x", "1"),
+            ],
+        );
         assert!(!g.iter().any(|x| x.0 == 3 && x.1 == "opt"), "{g:?}");
         assert!(!g.iter().any(|x| x.0 >= 4 && x.1 == "optimizer"), "{g:?}");
     }
@@ -2004,6 +1998,16 @@ mod tests {
             .filter(|x| keep(x))
             .map(|x| (x.line, x.path.join("."), x.value.clone()))
             .collect()
+    }
+
+    /// Asserts that `got` holds every (line, key path, value) of `want`.
+    fn assert_holds(got: &[(u64, String, String)], want: &[(u64, &str, &str)]) {
+        for w in want {
+            assert!(
+                got.contains(&(w.0, w.1.to_string(), w.2.to_string())),
+                "{w:?} not in {got:?}"
+            );
+        }
     }
 
     #[test]
