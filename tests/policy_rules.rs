@@ -255,3 +255,43 @@ fn every_benchmark_of_a_round_has_a_policy() {
     }
     assert!(checked > 50, "{checked} benchmarks checked");
 }
+
+/// Copies folder `from` into `to`, files and folders, recursively.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn optimizer_spellings_that_differ_only_in_separators_must_agree() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+    for rel in ["codes/policy.yaml", "training/5.0.0/policy.yaml"] {
+        let to = dir.path().join(rel);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(root.join(rel), &to).expect("copy");
+    }
+    copy_tree(&root.join("policy"), &dir.path().join("policy"));
+    let src = RuleSource::Dir(dir.path().to_path_buf());
+    // The real data loads: its spellings agree.
+    PolicyRules::load(&src, "training", "5.0.0").expect("the real data loads");
+    // PyTorch's class name RMSprop is common.yaml's rmsprop.
+    std::fs::write(
+        dir.path().join("policy/frameworks/zz_home.yaml"),
+        "framework: Home\ndocs: https://example.org\noptimizers:\n  RMSprop: sgd\n",
+    )
+    .expect("write");
+    let e = PolicyRules::load(&src, "training", "5.0.0").expect_err("spellings disagree");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("zz_home") && msg.contains("RMSprop") && msg.contains("rmsprop"),
+        "{msg}"
+    );
+}

@@ -118,7 +118,8 @@ pub struct Frameworks {
     n_key_idx: Vec<usize>,
     n_values: PatternSet,
     n_value_idx: Vec<usize>,
-    /// Normalised framework optimizer name → mllog name.
+    /// Framework optimizer name (normal form without `_`, [`squash`]) →
+    /// mllog name.
     pub optimizers: BTreeMap<String, String>,
     same_optimizers: Vec<Vec<String>>,
     /// What a file's normalised text must contain for each setting to
@@ -195,6 +196,7 @@ impl Frameworks {
         let mut entry_patterns = Vec::new();
         let mut own_entry_patterns = Vec::new();
         let mut same_optimizers = Vec::new();
+        let mut named_optimizers: Vec<(String, String, String)> = Vec::new();
         // Every pattern with the setting it belongs to: compiled one by one
         // only when a combined regex fails, to name the culprit (compiling
         // the hundred of them on every run cost 65M instructions).
@@ -308,8 +310,28 @@ impl Frameworks {
             }
             same_optimizers.extend(f.same_optimizers);
             for (name, mllog) in f.optimizers {
-                optimizers.insert(super::signals::normalize(&name), mllog);
+                named_optimizers.push((stem.clone(), name, mllog));
             }
+        }
+        // Spellings that differ only in case or separators are one name: they
+        // must agree, up to the optimizers declared the same (`adam` is
+        // adamw in NeMo's configs); the later file's wins, as files are read
+        // in name order.
+        for (stem, name, mllog) in named_optimizers {
+            let key = squash(&super::signals::normalize(&name));
+            if let Some(other) = optimizers.get(&key) {
+                let same = *other == mllog
+                    || same_optimizers
+                        .iter()
+                        .any(|g: &Vec<String>| g.contains(other) && g.contains(&mllog));
+                if !same {
+                    return Err(format!(
+                        "{stem}: optimizer {name} is {mllog}, but a name that differs from it \
+                         only in case or separators is {other}"
+                    ));
+                }
+            }
+            optimizers.insert(key, mllog);
         }
         let culprit = |e: String| -> String {
             named
@@ -507,7 +529,7 @@ impl Frameworks {
         if !self.optimizer_key.is_match(key) {
             return None;
         }
-        if let Some(m) = self.optimizers.get(value) {
+        if let Some(m) = self.optimizers.get(&squash(value)) {
             return Some(m);
         }
         // (A file name's last part is its extension, a number's digits:
@@ -519,7 +541,15 @@ impl Frameworks {
             return None;
         }
         self.optimizers
-            .get(&super::signals::normalize(last))
+            .get(&squash(&super::signals::normalize(last)))
             .map(String::as_str)
     }
+}
+
+/// A normal-form optimizer name without its word breaks: class names split
+/// where their capitals fall (`RMSprop` is `rm_sprop`, `NAdam` `n_adam`,
+/// `AdamW8bit` `adam_w8bit`), options where their authors put `_`
+/// (`rmsprop`, `nadam`, `adamw_8bit`); the letters are the same.
+fn squash(name: &str) -> String {
+    name.chars().filter(|c| *c != '_').collect()
 }
