@@ -39,10 +39,28 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
         let c = b[i];
         match c {
             b'\n' => line += 1,
-            b'"' => {
+            // Comments (JSONC, JSON5, Jsonnet), outside strings only: what
+            // they say is no setting.
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i + 1 < b.len() && b[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    if b[i] == b'\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            // JSON5 and Jsonnet quote strings with ' as well.
+            b'"' | b'\'' => {
                 let start = i + 1;
                 let mut j = start;
-                while j < b.len() && b[j] != b'"' {
+                while j < b.len() && b[j] != c {
                     if b[j] == b'\\' {
                         j += 1;
                     } else if b[j] == b'\n' {
@@ -109,7 +127,7 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                     top.1 += 1;
                 }
             }
-            _ if c.is_ascii_alphanumeric() || c == b'-' || c == b'+' || c == b'.' => {
+            _ if c.is_ascii_alphanumeric() || b"-+._".contains(&c) => {
                 let start = i;
                 while i + 1 < b.len()
                     && (b[i + 1].is_ascii_alphanumeric() || b"-+._".contains(&b[i + 1]))
@@ -117,7 +135,22 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                     i += 1;
                 }
                 let lit = text.get(start..=i).unwrap_or("").to_string();
-                if let Some((k, l)) = pending.take() {
+                // A bare name before ':' in an object is a key (JSON5,
+                // Jsonnet: `optimizer: {type: 'lamb'}`; Jsonnet's `+:`
+                // merges into the key).
+                let mut k = i + 1;
+                while k < b.len() && (b[k] == b' ' || b[k] == b'\t' || b[k] == b'\r') {
+                    k += 1;
+                }
+                if pending.is_none()
+                    && k < b.len()
+                    && b[k] == b':'
+                    && !arrays.last().is_some_and(|&(array, _)| array)
+                    && (c.is_ascii_alphabetic() || c == b'_')
+                {
+                    pending = Some((lit.trim_end_matches('+').to_string(), line));
+                    i = k;
+                } else if let Some((k, l)) = pending.take() {
                     out.push(Entry {
                         line: line0 + l,
                         path: path_of(&stack, Some(&k)),
@@ -199,5 +232,47 @@ mod tests {
         .map(|(p, v)| (p.to_string(), v.to_string()))
         .collect();
         assert_eq!(items, want);
+    }
+
+    /// Every (path, value, line) of a text's settings with a key.
+    fn keyed(text: &str) -> Vec<(String, String, u64)> {
+        parse_json(text)
+            .into_iter()
+            .filter(|e| matches!(e.kind, EntryKind::Key { header: false }))
+            .map(|e| (e.path.join("."), e.value, e.line))
+            .collect()
+    }
+
+    /// JSON5 and Jsonnet: bare keys, ' strings, Jsonnet's `+:` and `::`;
+    /// comments of every kind say nothing, not even a word in an array.
+    #[test]
+    fn json5_jsonnet_and_comments() {
+        let text = "// AllenNLP trainer\n{\n  trainer+: {\n    optimizer: { type: 'lamb', lr: 4e-4 },\n    /* 'a quoted',\n       two-line comment */\n    hidden:: 'x',\n  },\n  'quoted key': \"v\",\n  list: [1, /* two */ 3], # not JSON\n}\n";
+        let want: Vec<(String, String, u64)> = [
+            ("trainer.optimizer.type", "lamb", 4),
+            ("trainer.optimizer.lr", "4e-4", 4),
+            ("trainer.hidden", "x", 7),
+            ("quoted key", "v", 9),
+        ]
+        .into_iter()
+        .map(|(p, v, l)| (p.to_string(), v.to_string(), l))
+        .collect();
+        assert_eq!(keyed(text), want);
+        let items: Vec<String> = parse_json(text)
+            .into_iter()
+            .filter(|e| e.kind == EntryKind::Value)
+            .map(|e| e.value)
+            .collect();
+        assert_eq!(items, ["1", "3"]);
+        // An apostrophe inside a "string" is text, and a URL's // too.
+        let text = "{\"help\": \"don't use it\", \"url\": \"http://x/y\", \"a\": 1}";
+        assert_eq!(
+            keyed(text),
+            [
+                ("help".to_string(), "don't use it".to_string(), 1),
+                ("url".to_string(), "http://x/y".to_string(), 1),
+                ("a".to_string(), "1".to_string(), 1),
+            ]
+        );
     }
 }

@@ -91,9 +91,12 @@ pub fn format_of(name: &str, extensions: &[String], names: &[String]) -> Option<
 fn by_extension(lower: &str) -> Format {
     match lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("") {
         "yaml" | "yml" => Format::Yaml,
-        "json" => Format::Json,
-        // A gin file's bindings are `scope/fn.param = value` lines.
-        "toml" | "ini" | "cfg" | "conf" | "gin" => Format::Ini,
+        // JSON with comments, JSON5 and Jsonnet (AllenNLP's configs) read
+        // as the forgiving JSON scanner reads them: bare keys, ' strings.
+        "json" | "jsonc" | "json5" | "jsonnet" | "libsonnet" => Format::Json,
+        // A gin file's bindings are `scope/fn.param = value` lines; Java
+        // properties are `a.b = value` lines.
+        "toml" | "ini" | "cfg" | "conf" | "gin" | "properties" => Format::Ini,
         _ => Format::Shell,
     }
 }
