@@ -20,9 +20,10 @@
 //! `model_config.yaml`, see `checkpoint_keys` in the data) are not the
 //! run's and are not read. A key is reported only when no linked config gives
 //! it the reference value (a `config_common.sh` default overridden by the
-//! system's config to the reference is quiet; another option of the same
-//! Hydra config group does not count, a run composes only one), once per
-//! file, at the first line that sets another value.
+//! system's config to the reference is quiet; an option of a Hydra config
+//! group counts for its own file only: a run composes one option, under the
+//! primary config and the command line, whose values win), once per file,
+//! at the first line that sets another value.
 
 use super::config_log::{self, Set};
 use super::configs::{self, Entry};
@@ -86,8 +87,8 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
             // the reference value.
             let agrees = |s: &Set| rules.config_log.agrees(&s.value, want);
             let bad = config_log::unanswered(rules, &given, agrees);
-            // What gives the reference, if anything: another option of
-            // the group.
+            // What gives the reference, if anything: an option of a
+            // config group.
             let option = given.iter().find(|s| agrees(s)).copied();
             let mut reported: BTreeSet<&str> = BTreeSet::new();
             for s in bad {
@@ -123,8 +124,8 @@ fn overridden_defaults_out(group: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
         .collect()
 }
 
-/// `option`: the setting of another option of the same config group that
-/// gives the reference value, if one does.
+/// `option`: the setting of an option of a config group that gives the
+/// reference value, if one does.
 fn finding(
     rules: &PolicyRules,
     bm: &str,
@@ -136,9 +137,16 @@ fn finding(
     let want = &pinned.value;
     let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
     let file = name(&s.path);
+    let folder = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string());
     let given = match option {
-        Some(o) => format!(
+        Some(o) if folder(&o.path) == folder(&s.path) => format!(
             "only {}:{}, another option of its config group, gives it",
+            name(&o.path),
+            o.line
+        ),
+        Some(o) => format!(
+            "only {}:{}, an option of a Hydra config group, gives it (what \
+             composes an option overrides it)",
             name(&o.path),
             o.line
         ),

@@ -340,9 +340,10 @@ pub(super) struct Set {
 }
 
 /// The sets of `given` that `agrees` rejects and that no set it accepts
-/// stands for: one of the same file, or of a file that is no other option
-/// of the same Hydra config group (an optimizer's `conf/optim/<name>.yaml`
-/// beside another: a run composes only one of them).
+/// stands for: one of the same file, or of a file that is no option of a
+/// Hydra config group (an optimizer's `conf/optim/<name>.yaml`: a run
+/// composes only one of them, under the primary config and the command
+/// line, whose values win; [`super::hydra_package::stands_for`]).
 pub(super) fn unanswered<'a>(
     rules: &PolicyRules,
     given: &[&'a Set],
@@ -353,7 +354,7 @@ pub(super) fn unanswered<'a>(
     no.into_iter()
         .filter(|s| {
             !yes.iter()
-                .any(|a| !super::hydra_package::alternatives(&a.path, &s.path, groups))
+                .any(|a| super::hydra_package::stands_for(&a.path, &s.path, groups))
         })
         .collect()
 }
@@ -400,8 +401,8 @@ fn number(v: &serde_json::Value) -> Option<f64> {
 type Link<'a> = (&'a str, &'a [&'a RunLog], Vec<usize>, Vec<usize>);
 
 /// POL008 findings: every linked config setting that no linked config
-/// gives the logged value (another option of the same Hydra config group
-/// does not count, see [`unanswered`]), at the config's line and at the
+/// gives the logged value (an option of a Hydra config group counts for
+/// its own file only, see [`unanswered`]), at the config's line and at the
 /// log's.
 pub fn check(
     rules: &PolicyRules,
@@ -756,8 +757,9 @@ mod tests {
     use super::*;
 
     /// A value is answered by a setting that agrees in the same file or in
-    /// any file but another option of the same Hydra config group (a run
-    /// composes one of `conf/optim/a.yaml` and `conf/optim/b.yaml`).
+    /// any file that is no option of a Hydra config group (a run composes
+    /// one of `conf/optim/a.yaml` and `conf/optim/b.yaml`, under the
+    /// primary config, whose own values win).
     #[test]
     fn group_options_do_not_answer_for_each_other() {
         let rules = crate::check::policy::test_support::rules();
@@ -783,6 +785,13 @@ mod tests {
         assert_eq!(
             paths(unanswered(&rules, &[&b], ok)),
             ["i/conf/optim/b.yaml"]
+        );
+        // The primary config sets another value than the group's option:
+        // its own wins in the run.
+        let primary = set("i/conf/train.yaml", "0.01");
+        assert_eq!(
+            paths(unanswered(&rules, &[&a, &primary], ok)),
+            ["i/conf/train.yaml"]
         );
     }
 

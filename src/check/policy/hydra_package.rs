@@ -52,15 +52,26 @@ pub fn under(mut entries: Vec<Entry>, package: Option<&[String]>) -> Vec<Entry> 
     entries
 }
 
-/// Whether the configs at paths `a` and `b` are two options of one Hydra
-/// config group (two files of one folder that `groups` names): a run
-/// composes one of them, so what one sets does not stand for the other.
-pub fn alternatives(a: &str, b: &str, groups: &[String]) -> bool {
-    let (Some((da, _)), Some((db, _))) = (a.rsplit_once('/'), b.rsplit_once('/')) else {
+/// Whether what the config at path `a` sets stands for what the config at
+/// `b` sets (a base config's value that another file overrides, or the
+/// reverse): always within one file, never when `a` is an option of a
+/// Hydra config group (a file in a folder `groups` names). A run composes
+/// one option of a group, so one option does not stand for another; and it
+/// composes the option under the primary config, whose own values win
+/// (Hydra's `_self_` comes last in a defaults list), under the command
+/// line's overrides too, so an option does not stand for them either.
+pub fn stands_for(a: &str, b: &str, groups: &[String]) -> bool {
+    a == b || !group_option(a, groups)
+}
+
+/// Whether the config at `path` is an option of a Hydra config group: a
+/// file in a folder `groups` names.
+fn group_option(path: &str, groups: &[String]) -> bool {
+    let Some((dir, _)) = path.rsplit_once('/') else {
         return false;
     };
-    let folder = da.rsplit_once('/').map_or(da, |(_, d)| d);
-    a != b && da == db && groups.iter().any(|g| g.eq_ignore_ascii_case(folder))
+    let folder = dir.rsplit_once('/').map_or(dir, |(_, d)| d);
+    groups.iter().any(|g| g.eq_ignore_ascii_case(folder))
 }
 
 enum Header {
@@ -130,13 +141,17 @@ mod tests {
     }
 
     #[test]
-    fn options_of_one_group_are_alternatives() {
+    fn a_group_option_stands_for_its_own_file_only() {
         let g = groups();
-        assert!(super::alternatives("c/optim/a.yaml", "c/optim/b.yaml", &g));
-        // The same file, another folder, or a folder that is no group.
-        assert!(!super::alternatives("c/optim/a.yaml", "c/optim/a.yaml", &g));
-        assert!(!super::alternatives("c/optim/a.yaml", "c/model/b.yaml", &g));
-        assert!(!super::alternatives("c/conf/a.yaml", "c/conf/b.yaml", &g));
+        // Another option of the group, the primary config, a run script.
+        assert!(!super::stands_for("c/optim/a.yaml", "c/optim/b.yaml", &g));
+        assert!(!super::stands_for("c/optim/a.yaml", "c/train.yaml", &g));
+        assert!(!super::stands_for("c/optim/a.yaml", "config_X.sh", &g));
+        assert!(super::stands_for("c/optim/a.yaml", "c/optim/a.yaml", &g));
+        // A file that is no group option stands for any other.
+        assert!(super::stands_for("c/train.yaml", "c/optim/a.yaml", &g));
+        assert!(super::stands_for("c/conf/a.yaml", "c/conf/b.yaml", &g));
+        assert!(super::stands_for("config_common.sh", "config_X.sh", &g));
     }
 
     #[test]
