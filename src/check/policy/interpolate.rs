@@ -1,6 +1,7 @@
 //! Variables in config values: `${VAR:-default}`, `${VAR:=default}`,
-//! `${VAR}`, `$VAR` (shell), `${oc.env:VAR,default}` and
-//! `${oc.decode:...}` (OmegaConf), `${a.b}` (a key of the same YAML file).
+//! `${VAR}`, `$VAR` (shell), `${oc.env:VAR,default}`,
+//! `${oc.select:a.b,default}` and `${oc.decode:...}` (OmegaConf), `${a.b}`
+//! (a key of the same YAML file).
 //! A value becomes the few values it can take: the default and every value
 //! the package's own configs assign to the variable. Bounded: a few
 //! references per value, a few values per variable.
@@ -144,7 +145,8 @@ fn name_len(b: &[u8], dots: bool) -> usize {
 }
 
 /// The leftmost reference of `v`, the first form that fits where several
-/// start at one `$`: `${oc.env:NAME}` or `${oc.env:NAME,default}`, then
+/// start at one `$`: `${oc.env:NAME}` or `${oc.env:NAME,default}` (or
+/// `oc.select:` with a dotted key), then
 /// `${NAME}`, `${NAME-d}`, `${NAME:-d}`, `${NAME=d}`, `${NAME:=d}` (NAME
 /// may hold dots: `${model.lr}`), then `$NAME`. A default runs to the
 /// first `}`.
@@ -154,11 +156,16 @@ fn next_ref(v: &str) -> Option<Ref<'_>> {
         let rest = &b[at + 1..];
         if let Some(r) = rest.strip_prefix(b"{") {
             let inner = at + 2;
-            // ${oc.env:NAME[,default]}
-            if let Some(r2) = r.strip_prefix(b"oc.env:") {
-                let n = name_len(r2, false);
+            // ${oc.env:NAME[,default]}, and ${oc.select:KEY[,default]}
+            // (OmegaConf: the config's key KEY, a dotted path, else the
+            // default).
+            let resolver = [(&b"oc.env:"[..], false), (&b"oc.select:"[..], true)]
+                .into_iter()
+                .find_map(|(p, dots)| r.strip_prefix(p).map(|r2| (r2, p.len(), dots)));
+            if let Some((r2, plen, dots)) = resolver {
+                let n = name_len(r2, dots);
                 if n > 0 {
-                    let name_at = inner + 7;
+                    let name_at = inner + plen;
                     let after = name_at + n;
                     match b.get(after) {
                         Some(b'}') => {
@@ -469,6 +476,16 @@ mod tests {
         assert_eq!(expand("$UNKNOWN", &e, &none), vec!["$UNKNOWN"]);
         let local = BTreeMap::from([("model.k".to_string(), "7".to_string())]);
         assert_eq!(expand("${model.k}", &e, &local), vec!["7"]);
+        // oc.select: the key's value and the default; the default alone
+        // when the file has no such key.
+        assert_eq!(
+            expand("${oc.select:model.k,lamb}", &e, &local),
+            vec!["7", "lamb"]
+        );
+        assert_eq!(
+            expand("${oc.select:opt.name,lamb}", &e, &none),
+            vec!["lamb"]
+        );
         // Assigned variables override their defaults.
         assert_eq!(
             expand_assigned("${ALGO:-gradient_allreduce}", &e, &none),
