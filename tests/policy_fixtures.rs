@@ -4,6 +4,8 @@
 //! `tests/fixtures/policy/configs/expected.txt`), and the log-level checks on
 //! small generated logs.
 
+mod common;
+
 use mlaudit::check::policy::{check_configs, check_log, PolicyRules};
 use mlaudit::discover::tree::{FileRef, ImplFile};
 use mlaudit::finding::{Finding, Severity};
@@ -589,6 +591,60 @@ fn repeatability_notes_are_a_section_of_their_own() {
         .expect("mlaudit runs");
     let r: serde_json::Value = serde_json::from_slice(&inside.stdout).expect("JSON");
     assert_eq!(r["repeatability"].as_array().map(Vec::len), Some(3));
+}
+
+/// `repeat` shows the configs a run of the logs' system uses: not those in
+/// another system's folder; when a folder is named after the system, not
+/// the other implementations either.
+#[test]
+fn repeat_shows_the_configs_of_the_runs_system() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pkg = dir.path().join("Org");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/repeatability/Org");
+    common::bounded::copy_dir(&fixture, &pkg);
+    let impls = pkg.join("benchmarks/retinanet/implementations");
+    let write = |rel: &str, text: &str| {
+        let p = impls.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    // Another system of the package, with a config of its own.
+    write("other_system/run.sh", "export NCCL_ALGO=Tree\n");
+    std::fs::create_dir_all(pkg.join("results/other_system/retinanet")).expect("mkdir");
+    let notes = || -> Vec<String> {
+        let log = |n: u32| {
+            pkg.join(format!("results/example_system/retinanet/result_{n}.txt"))
+                .to_string_lossy()
+                .into_owned()
+        };
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mlaudit"))
+            .args(["repeat", "--format", "json", &log(0), &log(2)])
+            .output()
+            .expect("mlaudit runs");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        r["repeatability"]
+            .as_array()
+            .expect("repeatability[]")
+            .iter()
+            .map(|n| {
+                let p = n["path"].as_str().unwrap_or_default();
+                p.rsplit_once("/implementations/")
+                    .map_or(p, |(_, t)| t)
+                    .to_string()
+            })
+            .collect()
+    };
+    let got = notes();
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert!(got.iter().all(|p| p.starts_with("pytorch/")), "{got:?}");
+    // A folder named after the logs' system: its configs, not the other
+    // implementation's.
+    write(
+        "example_system/run.sh",
+        "export CUBLAS_WORKSPACE_CONFIG=:4096:8\n",
+    );
+    assert_eq!(notes(), ["example_system/run.sh"]);
 }
 
 /// Issue 16, item 3: a config linked to its run's logs

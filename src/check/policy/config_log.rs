@@ -359,7 +359,9 @@ pub(super) fn unanswered<'a>(
         .collect()
 }
 
-fn same_name(a: &str, b: &str) -> bool {
+/// Whether a folder and a system are named alike (case, `-` and `_` do
+/// not count).
+pub(super) fn same_name(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes().zip(b.bytes()).all(|(x, y)| {
             let n = |c: u8| {

@@ -67,12 +67,18 @@ pub fn split(
 /// or HPC's `<pkg>/results/<system>/<strong|weak>/<bm>/x.txt`): the package
 /// folder (`.` for a path that starts at `results/`) and the benchmark.
 pub fn package_of(log: &Path) -> Option<(PathBuf, String)> {
+    place_of(log).map(|(pkg, bm, _)| (pkg, bm))
+}
+
+/// [`package_of`], and the system the run is of.
+fn place_of(log: &Path) -> Option<(PathBuf, String, String)> {
     let bm_dir = log.parent()?;
     let benchmark = bm_dir.file_name()?.to_string_lossy().into_owned();
     let mut up = bm_dir.parent()?;
     if is_scaling(up) {
         up = up.parent()?;
     }
+    let system = up.file_name()?.to_string_lossy().into_owned();
     let results = up.parent()?;
     if results.file_name()? != "results" {
         return None;
@@ -83,7 +89,58 @@ pub fn package_of(log: &Path) -> Option<(PathBuf, String)> {
     } else {
         pkg
     };
-    Some((pkg.to_path_buf(), benchmark))
+    Some((pkg.to_path_buf(), benchmark, system))
+}
+
+/// The configs of benchmark `bm` that a run of `system` uses: never those
+/// in a folder named after another of the package's `systems`; those in a
+/// folder named after the system, those of no implementation folder
+/// (shared), and those of the same implementation folder
+/// (`mxnet/config_x.sh` beside `mxnet/<SYSTEM>/`); all the others when no
+/// folder is named after the system.
+fn of_system(
+    files: &[ImplFile],
+    bm: &str,
+    system: &str,
+    systems: &std::collections::BTreeSet<String>,
+) -> Vec<ImplFile> {
+    let named = |f: &ImplFile, s: &str| {
+        super::config_log::folders(&f.file.path)
+            .iter()
+            .any(|d| super::config_log::same_name(d, s))
+    };
+    let mine: Vec<&ImplFile> = files.iter().filter(|f| f.benchmark == bm).collect();
+    let linked: std::collections::BTreeSet<Option<&str>> = mine
+        .iter()
+        .filter(|f| named(f, system))
+        .map(|f| f.implementation.as_deref())
+        .collect();
+    mine.into_iter()
+        .filter(|f| {
+            if named(f, system) {
+                return true;
+            }
+            if systems.iter().any(|s| named(f, s)) {
+                return false;
+            }
+            linked.is_empty()
+                || f.implementation.is_none()
+                || linked.contains(&f.implementation.as_deref())
+        })
+        .cloned()
+        .collect()
+}
+
+/// The names of the folders of `<pkg>/results/`: the package's systems.
+fn systems_of(pkg: &Path) -> std::collections::BTreeSet<String> {
+    std::fs::read_dir(pkg.join("results"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether `dir` is an HPC scaling folder (`strong`, `weak`).
@@ -118,7 +175,8 @@ pub fn benchmark_notes(
 
 /// The repeatability notes of the packages `logs` sit in: for each log in
 /// `<pkg>/results/<system>/<bm>/`, the configs of `<bm>` in that package
-/// (what `mlaudit repeat` shows when runs differ). The policy data of the
+/// that a run of `<system>` uses (see [`of_system`]; what `mlaudit repeat`
+/// shows when runs differ). The policy data of the
 /// round the logs' paths name, else of the newest training round that has
 /// one (the repeatability data is the same for every round). Logs outside
 /// a package give nothing.
@@ -126,10 +184,10 @@ pub fn notes_for_logs(
     source: &crate::rulebook::source::RuleSource,
     logs: &[PathBuf],
 ) -> Vec<RepeatabilityNote> {
-    let mut wanted: std::collections::BTreeSet<(PathBuf, String)> = Default::default();
+    let mut wanted: std::collections::BTreeSet<(PathBuf, String, String)> = Default::default();
     for l in logs {
-        if let Some(pb) = package_of(l) {
-            wanted.insert(pb);
+        if let Some(place) = place_of(l) {
+            wanted.insert(place);
         }
     }
     if wanted.is_empty() {
@@ -156,11 +214,12 @@ pub fn notes_for_logs(
     };
     let mut out = Vec::new();
     let mut trees: std::collections::BTreeMap<PathBuf, Vec<ImplFile>> = Default::default();
-    for (pkg, bm) in wanted {
+    for (pkg, bm, system) in wanted {
         let files = trees
             .entry(pkg.clone())
             .or_insert_with(|| crate::discover::walk::discover(&pkg).implementation_files);
-        out.extend(benchmark_notes(&rules, files, &bm));
+        let used = of_system(files, &bm, &system, &systems_of(&pkg));
+        out.extend(benchmark_notes(&rules, &used, &bm));
     }
     out.sort();
     out.dedup();
