@@ -138,8 +138,9 @@ fn a_missing_round_is_an_error_naming_the_known_ones() {
     );
 }
 
-#[test]
-fn a_broken_pattern_fails_the_load_naming_the_file() {
+/// A folder holding the code docs and round 5.0.0's policy pack (the rest
+/// of a rule folder a test writes itself), and the project's `rules/`.
+fn rules_5_0_0() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
     for rel in ["codes/policy.yaml", "training/5.0.0/policy.yaml"] {
@@ -147,6 +148,12 @@ fn a_broken_pattern_fails_the_load_naming_the_file() {
         std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
         std::fs::copy(root.join(rel), &to).expect("copy");
     }
+    (dir, root)
+}
+
+#[test]
+fn a_broken_pattern_fails_the_load_naming_the_file() {
+    let (dir, root) = rules_5_0_0();
     let signals = std::fs::read_to_string(root.join("policy/signals.yaml")).expect("signals");
     std::fs::create_dir_all(dir.path().join("policy")).expect("mkdir");
     std::fs::write(
@@ -271,13 +278,7 @@ fn copy_tree(from: &Path, to: &Path) {
 
 #[test]
 fn optimizer_spellings_that_differ_only_in_separators_must_agree() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
-    for rel in ["codes/policy.yaml", "training/5.0.0/policy.yaml"] {
-        let to = dir.path().join(rel);
-        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
-        std::fs::copy(root.join(rel), &to).expect("copy");
-    }
+    let (dir, root) = rules_5_0_0();
     copy_tree(&root.join("policy"), &dir.path().join("policy"));
     let src = RuleSource::Dir(dir.path().to_path_buf());
     // The real data loads: its spellings agree.
