@@ -1081,6 +1081,27 @@ fn parse_ini(text: &str) -> Vec<Entry> {
             if v.starts_with('{') && v.ends_with('}') {
                 // A TOML inline table: `optimizer = { name = "lamb" }`.
                 inline_table(v, &path, lineno, 0, &mut out);
+            } else if let Some(inner) = v.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+                // A TOML array on one line: its inline tables' keys sit
+                // under the array's (`optimizers = [{name = "lamb"}]` is
+                // optimizers.name, as an [[optimizers]] table is), its
+                // first few other items are values of its key.
+                let mut listed = 0;
+                for item in top_level_items(inner) {
+                    let item = item.trim();
+                    if item.starts_with('{') && item.ends_with('}') {
+                        inline_table(item, &path, lineno, 0, &mut out);
+                    } else if !item.is_empty() && !item.starts_with('[') && listed < LISTED_ITEMS {
+                        listed += 1;
+                        out.push(Entry {
+                            line: lineno,
+                            path: path.clone(),
+                            display: item.to_string(),
+                            value: unquote(item).to_string(),
+                            kind: EntryKind::Value,
+                        });
+                    }
+                }
             }
             out.push(Entry {
                 line: lineno,
@@ -1130,6 +1151,10 @@ fn top_level_items(inner: &str) -> Vec<&str> {
 
 /// The keys of a TOML inline table `{ k = v, t = { ... } }` under `path`,
 /// nested tables as deep as [`MAX_INLINE_DEPTH`].
+/// Items of a one-line TOML array read as values of its key, at most (a
+/// long array of numbers gives no more, as in the JSON reader).
+const LISTED_ITEMS: usize = 4;
+
 fn inline_table(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut Vec<Entry>) {
     const MAX_INLINE_DEPTH: usize = 8;
     let Some(inner) = v.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
@@ -2185,5 +2210,32 @@ mod tests {
         assert!(e
             .iter()
             .any(|e| e.line == 2 && e.path == ["x", "y", "k"] && e.value == "v"));
+    }
+
+    /// A one-line TOML array: its inline tables' keys under the array's
+    /// key, its first items values of it; nested arrays are no items.
+    #[test]
+    fn toml_arrays_on_one_line() {
+        let t = "optimizers = [{name = \"lamb\", lr = 4e-4}, {name = \"adamw\"}]\n\
+                 hooks = [\"powerSGD\", 'fp16', [1, 2], 3, 4, 5, 6]\n";
+        let e = parse(t, Format::Ini);
+        assert_holds(
+            &got(&e),
+            &[
+                (1, "optimizers.name", "lamb"),
+                (1, "optimizers.lr", "4e-4"),
+                (1, "optimizers.name", "adamw"),
+            ],
+        );
+        let items = got_where(&e, |x| x.kind == EntryKind::Value);
+        assert_eq!(
+            items,
+            [
+                (2, "hooks".to_string(), "powerSGD".to_string()),
+                (2, "hooks".to_string(), "fp16".to_string()),
+                (2, "hooks".to_string(), "3".to_string()),
+                (2, "hooks".to_string(), "4".to_string()),
+            ]
+        );
     }
 }
