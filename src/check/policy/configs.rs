@@ -337,11 +337,48 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
         });
     }
     oc_env_defaults(code, lineno, parents, out);
+    if t.starts_with("for ") {
+        loop_values(t, lineno, parents, out);
+    }
     flags(code, lineno, parents, out);
     overrides(code, lineno, parents, assigned, out);
     jq_assignments(code, lineno, parents, out);
     python_kwargs(code, lineno, parents, out);
     sed_settings(code, lineno, parents, out);
+}
+
+/// Words a `for NAME in WORDS; do` loop gives its variable, at most this
+/// many (a loop over many seeds gives no more).
+const LOOP_VALUES: usize = 4;
+
+/// `for NAME in WORDS; do`: each literal word is a value of `NAME`, as an
+/// assignment is (`for opt in lamb; do python t.py --optimizer $opt`).
+/// Words with a reference, a substitution, a glob or a brace expansion
+/// are not literal and are left out.
+fn loop_values(t: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    let mut words = t.split_whitespace().skip(1);
+    let (Some(name), Some("in")) = (words.next(), words.next()) else {
+        return;
+    };
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return;
+    }
+    let mut path = parents.to_vec();
+    path.push(name.to_string());
+    for w in words
+        .take_while(|w| *w != "do" && *w != ";" && !w.starts_with(';'))
+        .map(|w| w.trim_end_matches(';'))
+        .filter(|w| !w.is_empty() && !w.contains(['$', '`', '*', '?', '{', '(']))
+        .take(LOOP_VALUES)
+    {
+        out.push(Entry {
+            line: lineno,
+            path: path.clone(),
+            value: unquote(w).to_string(),
+            kind: EntryKind::Key { header: false },
+            display: format!("for {name} in {w}"),
+        });
+    }
 }
 
 /// What a `sed` substitution on the line writes ([`shell_sed`]), read as
@@ -2237,5 +2274,27 @@ mod tests {
                 (2, "hooks".to_string(), "4".to_string()),
             ]
         );
+    }
+
+    /// The literal words of a `for` loop are values of its variable, the
+    /// first four of them; words that are not literal are left out.
+    #[test]
+    fn for_loop_words_are_values_of_its_variable() {
+        let sh = "for opt in lamb 'adamw'; do python t.py --optimizer $opt; done\n\
+                  for f in *.yaml $(ls) ${A} {1..3}; do :; done\n\
+                  for x in a b c d e f\ndo\n  echo $x\ndone\nfor in x\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert_holds(
+            &g,
+            &[
+                (1, "opt", "lamb"),
+                (1, "opt", "adamw"),
+                (3, "x", "a"),
+                (3, "x", "d"),
+            ],
+        );
+        assert!(!g.iter().any(|(_, k, _)| k == "f"), "{g:?}");
+        assert!(!g.iter().any(|(_, k, v)| k == "x" && v == "e"), "{g:?}");
+        assert!(!g.iter().any(|(l, _, _)| *l == 7), "{g:?}");
     }
 }
