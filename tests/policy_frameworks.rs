@@ -143,3 +143,25 @@ fn every_setting_has_a_planted_positive() {
         }
     }
 }
+
+/// The key and value patterns are compiled into one matcher; a group
+/// repeated without bound inside a pattern (`(_[a-z0-9]+)*_fp8`) made it
+/// cost a fifth more of a whole first check once. Bounded repetitions
+/// (`{0,2}`) and repeated characters (`[a-z]*`) are fine.
+#[test]
+fn patterns_repeat_no_group_without_bound() {
+    let r = rules();
+    let unbounded: Vec<String> = r
+        .frameworks
+        .settings
+        .iter()
+        .flat_map(|s| {
+            [s.key.as_deref(), s.value.as_deref()]
+                .into_iter()
+                .flatten()
+                .filter(|p| p.contains(")*") || p.contains(")+"))
+                .map(|p| format!("{}#{}: {p}", s.framework, s.id))
+        })
+        .collect();
+    assert!(unbounded.is_empty(), "{unbounded:#?}");
+}
