@@ -524,7 +524,8 @@ impl Frameworks {
     /// names an optimizer and the value (`value` in normal form, `raw` as
     /// written) is a known framework optimizer, or a dotted path whose
     /// last part is one (`torch.optim.SGD`, `optax.lion`,
-    /// `apex.optimizers.FusedLAMB`, gin's `@adafactor.Adafactor()`).
+    /// `apex.optimizers.FusedLAMB`, gin's `@adafactor.Adafactor()`, PyYAML's
+    /// `!!python/name:torch.optim.SGD ''`).
     pub fn optimizer(&self, key: &str, value: &str, raw: &str) -> Option<&str> {
         if !self.optimizer_key.is_match(key) {
             return None;
@@ -535,7 +536,14 @@ impl Frameworks {
         // (A file name's last part is its extension, a number's digits:
         // neither names an optimizer.) A gin reference names it as a
         // configurable, maybe called: `@adafactor.Adafactor()`.
-        let raw = raw.trim().trim_start_matches('@').trim_end_matches("()");
+        // A PyYAML tag naming a Python object (`!!python/name:torch.optim.SGD
+        // ''`) names it after the tag's colon.
+        let raw = raw.trim();
+        let raw = raw
+            .strip_prefix("!!python/")
+            .and_then(|r| r.split_once(':'))
+            .map_or(raw, |(_, r)| r.split_whitespace().next().unwrap_or(""));
+        let raw = raw.trim_start_matches('@').trim_end_matches("()");
         let (path, last) = raw.rsplit_once('.')?;
         if path.is_empty() || !last.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return None;
