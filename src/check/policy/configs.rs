@@ -387,7 +387,18 @@ fn loop_values(t: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
 /// (`optimizer: lamb`, `"type": "OneBitAdam"`). Its settings sit at the
 /// line of the `sed` command and show the script.
 fn sed_settings(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
-    for sub in super::shell_sed::substitutions(code) {
+    let subs = super::shell_sed::substitutions(code);
+    // A YAML pair sits under the edited file's folder: the name of a Hydra
+    // group when the file is one of its options (`name: lamb` written into
+    // `conf/optim/adam.yaml` is `optim.name`); any other folder is one more
+    // parent, which no setting's key (matched at the end of the path)
+    // minds.
+    let folder = if subs.is_empty() {
+        None
+    } else {
+        super::shell_sed::target_folder(code)
+    };
+    for sub in subs {
         let new = sub.new.trim();
         if new.is_empty() {
             continue;
@@ -399,6 +410,7 @@ fn sed_settings(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry
                 assignment(new, lineno, parents, None, out);
             } else if let Some((key, value)) = yaml_pair(new) {
                 let mut path = parents.to_vec();
+                path.extend(folder.iter().cloned());
                 path.push(key.to_string());
                 out.push(Entry {
                     line: lineno,
@@ -1928,7 +1940,9 @@ mod tests {
                   sed -i 's/model.optim.name=adamw/model.optim.name=lamb/' o.sh\n\
                   sed -i 's/\\(OPT=\\).*/\\1lamb/' c.sh\n\
                   export X=$(basename $0 | sed 's/^config_//')\n\
-                  sed -i 's/DATALOADER.HYBRID\\sTrue/DATALOADER.HYBRID False/' c.yaml\n";
+                  sed -i 's/DATALOADER.HYBRID\\sTrue/DATALOADER.HYBRID False/' c.yaml\n\
+                  sed -i 's/name: adam/name: lamb/' conf/optim/adam.yaml\n\
+                  sed -i \"s/optimizer: adam/optimizer: sgd/\" \"${D}/t.yaml\"\n";
         let e = parse(sh, Format::Shell);
         let g = got_where(&e, |x| {
             matches!(x.kind, EntryKind::Key { header: false } | EntryKind::Flag)
@@ -1936,17 +1950,20 @@ mod tests {
         assert_holds(
             &g,
             &[
-                (1, "optimizer", "lamb"),
+                // A YAML pair sits under the edited file's folder.
+                (1, "conf.optimizer", "lamb"),
                 (2, "opt", "lamb"),
                 (3, "type", "OneBitAdam"),
                 (4, "model.optim.name", "lamb"),
                 (5, "OPT", "lamb"),
+                (8, "optim.name", "lamb"),
+                (9, "optimizer", "sgd"),
             ],
         );
         assert!(!g.iter().any(|x| x.0 == 7), "{g:?}");
         let shown = e
             .iter()
-            .find(|x| x.line == 1 && x.path == ["optimizer"])
+            .find(|x| x.line == 1 && x.path == ["conf", "optimizer"])
             .unwrap();
         assert_eq!(shown.display, "s/optimizer: adamw/optimizer: lamb/");
     }

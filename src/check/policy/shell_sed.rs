@@ -66,6 +66,27 @@ pub(super) fn substitutions(code: &str) -> Vec<Substitution> {
     out
 }
 
+/// The folder holding the YAML file a `sed` line edits (its last word
+/// that names a `.yaml` or `.yml` file): what the file's keys sit under
+/// when it is an option of a Hydra config group (`conf/optim/adam.yaml`
+/// is read as `optim`; see `hydra_package.rs`). `None` without such a
+/// word, or when the file's folder is not named literally.
+pub(super) fn target_folder(code: &str) -> Option<String> {
+    let word = code
+        .split_whitespace()
+        .map(|w| w.trim_matches(['"', '\'', ';']))
+        .rfind(|w| w.ends_with(".yaml") || w.ends_with(".yml"))?;
+    let (dir, _) = word.rsplit_once('/')?;
+    let folder = dir.rsplit('/').next()?;
+    let literal = !folder.is_empty()
+        && folder != "."
+        && folder != ".."
+        && folder
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    literal.then(|| folder.to_string())
+}
+
 fn is_delimiter(c: char) -> bool {
     matches!(c, '/' | '|' | '#' | ',' | '@' | '!' | '%' | '+' | '~' | ':')
 }
@@ -207,5 +228,24 @@ mod tests {
         assert_eq!(news(r"x=$(basename $f | sed 's/^config_//')"), [""]);
         // `s` inside a word is no script.
         assert!(news("sed -n 'p;adds/a/b/' f").is_empty());
+    }
+
+    /// The folder of the YAML file a `sed` line edits, when it is named
+    /// literally.
+    #[test]
+    fn the_edited_yaml_files_folder() {
+        let t = |code: &str| target_folder(code);
+        assert_eq!(
+            t("sed -i 's/a/b/' conf/optim/adam.yaml").as_deref(),
+            Some("optim")
+        );
+        assert_eq!(
+            t("sed -i \"s/a/b/\" \"./conf/c.yml\";").as_deref(),
+            Some("conf")
+        );
+        assert_eq!(t("sed -i 's/a/b/' c.yaml"), None);
+        assert_eq!(t("sed -i 's/a/b/' ./c.yaml"), None);
+        assert_eq!(t("sed -i 's/a/b/' ${D}/c.yaml"), None);
+        assert_eq!(t("sed -i 's/a/b/' run.sh"), None);
     }
 }
