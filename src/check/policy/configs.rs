@@ -1239,7 +1239,11 @@ fn inline_table(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut V
 pub fn parse(text: &str, format: Format) -> Vec<Entry> {
     let mut entries = match format {
         Format::Shell => parse_shell(text),
-        Format::Yaml => parse_yaml(text),
+        Format::Yaml => {
+            let mut e = parse_yaml(text);
+            relative_refs(&mut e);
+            e
+        }
         Format::Json => parse_json(text),
         Format::Ini => parse_ini(text),
     };
@@ -1248,6 +1252,42 @@ pub fn parse(text: &str, format: Format) -> Vec<Entry> {
     entries.sort_by_key(|e| e.line);
     pair_list_flags(&mut entries);
     entries
+}
+
+/// OmegaConf's relative interpolations made absolute: in a value at key
+/// path `a.b.c`, `${.x}` is `${a.b.x}` (a sibling) and every further dot
+/// goes one level up (`${..x}` is `${a.x}`), so that they resolve as
+/// `${a.b.x}` does. One that goes above the top is left as written.
+fn relative_refs(entries: &mut [Entry]) {
+    for e in entries.iter_mut().filter(|e| e.value.contains("${.")) {
+        let mut out = String::with_capacity(e.value.len() + 16);
+        let mut rest = e.value.as_str();
+        while let Some(i) = rest.find("${.") {
+            out.push_str(&rest[..i + 2]);
+            let after = &rest[i + 2..];
+            let dots = after.bytes().take_while(|b| *b == b'.').count();
+            let name_end = after[dots..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-'))
+                .map_or(after.len(), |n| n + dots);
+            let name = &after[dots..name_end];
+            // The value's own key is the last part of its path: `.` is its
+            // parent, each further dot one level higher.
+            let keep = e.path.len().checked_sub(dots);
+            match keep {
+                Some(k) if !name.is_empty() && after[name_end..].starts_with('}') => {
+                    for p in &e.path[..k] {
+                        out.push_str(p);
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                _ => out.push_str(&after[..name_end]),
+            }
+            rest = &after[name_end..];
+        }
+        out.push_str(rest);
+        e.value = out;
+    }
 }
 
 /// A setting written as a block of its `value:` and a `desc:` and nothing
@@ -2313,5 +2353,23 @@ mod tests {
         assert!(!g.iter().any(|(_, k, _)| k == "f"), "{g:?}");
         assert!(!g.iter().any(|(_, k, v)| k == "x" && v == "e"), "{g:?}");
         assert!(!g.iter().any(|(l, _, _)| *l == 7), "{g:?}");
+    }
+
+    /// OmegaConf's relative interpolations: `${.x}` a sibling, `${..x}`
+    /// one level up; one above the top stays as written.
+    #[test]
+    fn relative_interpolations_become_absolute() {
+        let y = "choice: lamb\ntrainer:\n  pick: sgd\n  a: ${.pick}\n  b: ${..choice}\n  c: x${.pick}y\n  d: ${...top}\n  e: ${.}\n";
+        let g = got(&parse(y, Format::Yaml));
+        assert_holds(
+            &g,
+            &[
+                (4, "trainer.a", "${trainer.pick}"),
+                (5, "trainer.b", "${choice}"),
+                (6, "trainer.c", "x${trainer.pick}y"),
+                (7, "trainer.d", "${...top}"),
+                (8, "trainer.e", "${.}"),
+            ],
+        );
     }
 }
