@@ -745,6 +745,15 @@ fn fixed_hyperparameters_set_in_configs() {
         ("shadowed/conf/peft.yaml", 4),
         ("shadowed/config_SYS_1x8x1.sh", 1),
         ("group_options/conf/optim/sweep.yaml", 5),
+        // Shell defaults the run's environment holds (`X=${X:-d}`,
+        // `: "${X:=d}"`) beat a YAML's `${oc.env:X,reference}`.
+        ("shell_defaults/config_SYS_1x8x1.sh", 1),
+        ("shell_defaults/config_SYS_1x8x1.sh", 2),
+        ("shell_defaults/conf/peft.yaml", 4),
+        ("shell_defaults/conf/peft.yaml", 7),
+        // An anchored value, and an alias of one.
+        ("yaml_anchors/conf/peft.yaml", 5),
+        ("yaml_anchors/conf/peft.yaml", 8),
     ]
     .into_iter()
     .map(|(p, l)| (format!("{lora}{p}"), l))

@@ -109,14 +109,18 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
 fn overridden_defaults_out(group: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
     let mut assigned = interpolate::Env::default();
     for (_, e) in group {
-        assigned.add_where(e, |x| !configs::is_default(x));
+        assigned.add_where(e, |x| {
+            !configs::is_default(x) || configs::is_assigning_default(x)
+        });
     }
     group
         .iter()
         .map(|(_, e)| {
             e.iter()
                 .filter(|x| {
-                    !(configs::is_default(x) && x.path.last().is_some_and(|k| assigned.assigns(k)))
+                    !(configs::is_default(x)
+                        && !configs::is_assigning_default(x)
+                        && x.path.last().is_some_and(|k| assigned.assigns(k)))
                 })
                 .cloned()
                 .collect()

@@ -17,6 +17,7 @@ use super::interpolate::{expand, unresolved, Env};
 use super::prefilter::Prefilter;
 use super::shell_assign::shell_assign;
 use super::signals::{normalize, unquote, SignalMatcher};
+use super::yaml_alias::{split_anchor, Aliases};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::OnceLock;
@@ -123,7 +124,7 @@ fn docker_env_re() -> Option<&'static Regex> {
 
 fn default_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
-    re(&R, r#"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^}]*)\}"#)
+    re(&R, r#"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])([^}]*)\}"#)
 }
 
 /// A YAML `key: value` line (content after indentation and list dashes):
@@ -332,8 +333,11 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
         });
     }
     if let Some(r) = default_re().filter(|_| code.contains("${")) {
-        defaults(r, code, lineno, parents, out, |k, v| {
-            format!("${{{k}:-{v}}}")
+        // `${X:=d}` assigns X its default (a later `$X` reads it), and
+        // says so in its display ([`is_assigning_default`]).
+        defaults(r, code, lineno, parents, out, |k, op, v| {
+            let op = if op.ends_with('=') { ":=" } else { ":-" };
+            format!("${{{k}{op}{v}}}")
         });
     }
     oc_env_defaults(code, lineno, parents, out);
@@ -652,7 +656,7 @@ fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<En
         return;
     }
     let Some(r) = oc_env_re() else { return };
-    defaults(r, code, lineno, parents, out, |k, v| {
+    defaults(r, code, lineno, parents, out, |k, _, v| {
         format!("${{oc.env:{k},{v}}}")
     });
 }
@@ -664,25 +668,40 @@ pub fn is_default(e: &Entry) -> bool {
     e.kind == (EntryKind::Key { header: false }) && e.display.starts_with("${")
 }
 
-/// One setting per match of `r` (group 1 the variable, group 2 its
-/// default), shown as `display` writes it (`${...}`, see [`is_default`]).
+/// Whether `e` is a shell default that assigns its variable (`${X:=d}`,
+/// `: "${X:=d}"`): the variable holds it from then on, as after `X=d`
+/// when nothing set it before, whatever a YAML's `${oc.env:X,...}`
+/// default says.
+pub fn is_assigning_default(e: &Entry) -> bool {
+    is_default(e)
+        && e.path.last().is_some_and(|k| {
+            e.display
+                .get(2..)
+                .is_some_and(|d| d.starts_with(k.as_str()) && d[k.len()..].starts_with(":="))
+        })
+}
+
+/// One setting per match of `r` (group 1 the variable, the last group its
+/// default, a group between them the operator), shown as `display` writes
+/// it from the three (`${...}`, see [`is_default`]).
 fn defaults(
     r: &Regex,
     code: &str,
     lineno: u64,
     parents: &[String],
     out: &mut Vec<Entry>,
-    display: impl Fn(&str, &str) -> String,
+    display: impl Fn(&str, &str, &str) -> String,
 ) {
     for c in r.captures_iter(code) {
-        if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
+        let op = if c.len() > 3 { c.get(2) } else { None };
+        if let (Some(k), Some(v)) = (c.get(1), c.get(c.len() - 1)) {
             let value = unquote(v.as_str().trim()).to_string();
             let mut path = parents.to_vec();
             path.push(k.as_str().to_string());
             out.push(Entry {
                 line: lineno,
                 path,
-                display: display(k.as_str(), &value),
+                display: display(k.as_str(), op.map_or("", |o| o.as_str()), &value),
                 value,
                 kind: EntryKind::Key { header: false },
             });
@@ -931,6 +950,7 @@ fn indent_of(line: &str) -> usize {
 
 fn parse_yaml(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
+    let mut aliases = Aliases::default();
     let mut stack: Vec<(usize, String)> = Vec::new();
     // Inside a block scalar (`key: |`): lines indented more than this.
     let mut block: Option<usize> = None;
@@ -984,7 +1004,16 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
         match yaml_key(content) {
             Some((k, v)) => {
                 let k = unquote(k.trim()).to_string();
-                let v = untagged(v.map(str::trim).unwrap_or(""));
+                let (anchor, v) = split_anchor(untagged(v.map(str::trim).unwrap_or("")));
+                // An alias of an anchored value reads as that value.
+                let aliased = aliases.scalar(v).map(str::to_string);
+                let v = aliased.as_deref().unwrap_or(v);
+                if k == "<<" {
+                    // A merge key: the aliased blocks' settings are the
+                    // block's own.
+                    aliases.copy(v, &parents, &mut out);
+                    continue;
+                }
                 let is_block = v.starts_with('|') || v.starts_with('>');
                 let header = v.is_empty();
                 let value = if is_block {
@@ -1010,6 +1039,13 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                     value,
                     kind: EntryKind::Key { header },
                 });
+                if let Some(a) = anchor {
+                    aliases.define(a, &out, out.len() - 1);
+                } else if aliased.is_none() && aliases.is_block(v) {
+                    let mut at = parents.clone();
+                    at.push(k.clone());
+                    aliases.copy(v, &at, &mut out);
+                }
                 if is_block {
                     block = Some(indent);
                     block_key = Some((out.len() - 1, 0));
@@ -1030,6 +1066,9 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 }
             }
             None => {
+                let (_, content) = split_anchor(content);
+                let aliased = aliases.scalar(content).map(str::to_string);
+                let content = aliased.as_deref().unwrap_or(content);
                 let item = unquote(content);
                 out.push(Entry {
                     line: lineno,
@@ -1458,6 +1497,18 @@ fn untagged(v: &str) -> &str {
     }
 }
 
+/// What a switch named after it switches: `enable_diloco`, `use_diloco`
+/// and `diloco_enabled` give `diloco` (a name in normal form, an enable
+/// key of the signal data before or after the rest).
+fn switched<'a>(key: &'a str, m: &SignalMatcher) -> Option<&'a str> {
+    let (head, rest) = key.split_once('_')?;
+    if m.is_enable_key(head) && !rest.is_empty() {
+        return Some(rest);
+    }
+    let (rest, tail) = key.rsplit_once('_')?;
+    (m.is_enable_key(tail) && !rest.is_empty()).then_some(rest)
+}
+
 /// Dotted key paths of a file with their values, for `${a.b}` references.
 /// Not a top-level key (`${a}`): in a shell file that is a variable, whose
 /// values are the environment's ([`super::interpolate::Env`], which knows
@@ -1526,7 +1577,47 @@ pub fn scan(
         }
         disabled.insert(section);
     }
+    // Switches named after what they switch (`enable_diloco: false`,
+    // `USE_POWERSGD=0`, `diloco_enabled=false`) that are off: the settings
+    // beside them whose names start with the same words (`diloco_outer_lr`,
+    // `POWERSGD_RANK`) do nothing, as the keys under `diloco: {enabled:
+    // false}` do nothing.
+    let mut off_prefixes: Vec<(&[String], String)> = Vec::new();
+    for e in entries {
+        if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
+            continue;
+        }
+        // Most settings are on: their keys are not put in normal form. A
+        // variable's default (`${ENABLE_X:-0}`) is off only when every
+        // value the configs give the variable is.
+        let refers = e.value.contains('$') || is_default(e);
+        if !refers && !m.is_off(&e.value) {
+            continue;
+        }
+        let Some((k, parent)) = e.path.split_last() else {
+            continue;
+        };
+        let k = normalize(k);
+        let Some(stem) = switched(&k, m) else {
+            continue;
+        };
+        let values = match e.path.last() {
+            Some(var) if is_default(e) => expand(&format!("${{{var}:-{}}}", e.value), env, local),
+            _ => expand(&e.value, env, local),
+        };
+        if refers && !values.iter().all(|v| m.is_off(v)) {
+            continue;
+        }
+        off_prefixes.push((parent, format!("{stem}_")));
+    }
     let under_disabled = |path: &[String]| (1..=path.len()).any(|n| disabled.contains(&path[..n]));
+    let switched_off = |path: &[String]| {
+        off_prefixes.iter().any(|(parent, stem)| {
+            path.len() > parent.len()
+                && path.starts_with(parent)
+                && normalize(&path[parent.len()]).starts_with(stem.as_str())
+        })
+    };
     let mut hits: Vec<Hit> = Vec::new();
     // The key path in normal form, its parts joined by `_`.
     let mut key_n = String::new();
@@ -1580,8 +1671,10 @@ pub fn scan(
         }
         let negated = m.is_negated(own_n);
         let keyed = e.kind != EntryKind::Value;
-        let parent_disabled = under_disabled(&e.path[..e.path.len().saturating_sub(1)]);
-        let self_disabled = under_disabled(&e.path);
+        let off_beside = !off_prefixes.is_empty() && switched_off(&e.path);
+        let parent_disabled =
+            off_beside || under_disabled(&e.path[..e.path.len().saturating_sub(1)]);
+        let self_disabled = off_beside || under_disabled(&e.path);
         // Whether the gate passes the key path: tried once per setting,
         // when its value alone does not pass.
         let mut key_passes: Option<bool> = None;

@@ -35,19 +35,42 @@ impl Env {
     }
 
     /// [`Env::add`] of the entries `keep` accepts.
+    /// An assignment whose value refers to variables
+    /// (`WEIGHT_DECAY=${WEIGHT_DECAY:-0.1}`, `LR=${BASE_LR}`) adds what
+    /// that value resolves to once the rest are in, defaults included: the
+    /// variable holds its default when nothing else sets it.
     pub fn add_where(&mut self, entries: &[Entry], keep: impl Fn(&Entry) -> bool) {
+        let mut referring: Vec<(&String, &String)> = Vec::new();
         for e in entries {
             if e.kind != (EntryKind::Key { header: false }) || !keep(e) {
                 continue;
             }
             let Some(k) = e.path.last() else { continue };
-            if !is_env_name(k) || e.value.contains('$') || e.value.len() > 256 {
+            if !is_env_name(k) || e.value.len() > 256 {
                 continue;
             }
-            let set = self.vars.entry(k.clone()).or_default();
-            if set.len() < MAX_VALUES_PER_VAR {
-                set.insert(e.value.clone());
+            if e.value.contains('$') {
+                referring.push((k, &e.value));
+                continue;
             }
+            self.insert(k, &e.value);
+        }
+        let none = BTreeMap::new();
+        let resolved: Vec<(&String, Vec<String>)> = referring
+            .into_iter()
+            .map(|(k, v)| (k, expand_with(v, self, &none, true)))
+            .collect();
+        for (k, values) in resolved {
+            for v in values.iter().filter(|v| !v.contains('$')) {
+                self.insert(k, v);
+            }
+        }
+    }
+
+    fn insert(&mut self, k: &str, v: &str) {
+        let set = self.vars.entry(k.to_string()).or_default();
+        if set.len() < MAX_VALUES_PER_VAR {
+            set.insert(v.to_string());
         }
     }
 

@@ -43,6 +43,7 @@ mod shell_assign;
 mod shell_guard;
 mod shell_sed;
 pub mod signals;
+mod yaml_alias;
 
 pub use rules::{BenchmarkPolicy, PolicyRules};
 
