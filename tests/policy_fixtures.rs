@@ -754,6 +754,12 @@ fn fixed_hyperparameters_set_in_configs() {
         // An anchored value, and an alias of one.
         ("yaml_anchors/conf/peft.yaml", 5),
         ("yaml_anchors/conf/peft.yaml", 8),
+        // What answers for what (POL009): a group option the only
+        // composing primary config leaves as it is; one primary config
+        // beside another; a command line's override over the YAML.
+        ("hydra_composed/conf/optim/fused_adam.yaml", 4),
+        ("primaries_one_folder/conf/train_encoded.yaml", 5),
+        ("shell_over_yaml/run_and_time.sh", 2),
     ]
     .into_iter()
     .map(|(p, l)| (format!("{lora}{p}"), l))

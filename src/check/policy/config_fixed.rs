@@ -76,6 +76,13 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
             .map(|((f, _), e)| (*f, e.as_slice()))
             .collect();
         let sets = config_log::settings(rules, &mine, interpolate::expand_assigned);
+        // The primary configs that compose each config group.
+        let mut composers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (f, e) in &mine {
+            for g in super::hydra_package::composed_groups(e) {
+                composers.entry(g).or_default().insert(f.file.path.clone());
+            }
+        }
         for (key, pinned) in policy.config_fixed.get() {
             let want = &pinned.value;
             let given: Vec<&Set> = sets
@@ -86,7 +93,7 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
             // Reported where no config the run may compose with it gives
             // the reference value.
             let agrees = |s: &Set| rules.config_log.agrees(&s.value, want);
-            let bad = config_log::unanswered(rules, &given, agrees);
+            let bad = config_log::unanswered_by_precedence(rules, &given, agrees, &composers);
             // What gives the reference, if anything: an option of a
             // config group.
             let option = given.iter().find(|s| agrees(s)).copied();

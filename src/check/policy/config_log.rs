@@ -359,6 +359,54 @@ pub(super) fn unanswered<'a>(
         .collect()
 }
 
+/// [`unanswered`] for a value every config a run may use must give (a
+/// fixed hyperparameter, POL009): a set that gives it stands for another
+/// one in the same file, or from a place whose values win
+/// ([`super::hydra_package::precedence`]):
+/// - a shell config or command line, over any config (and one shell
+///   config for another: `config_common.sh` and the system's config that
+///   sources it);
+/// - a YAML, JSON or INI file over one in another folder (a program's
+///   primary configs sit in one folder: one elsewhere may be another
+///   program's, such as a pretraining config kept to convert a
+///   checkpoint), never over one in its own folder, which a run may read
+///   instead;
+/// - a primary config over an option of a Hydra config group, when every
+///   primary config whose defaults list composes the group (`composers`,
+///   by group) gives it; when none does, any primary config.
+pub(super) fn unanswered_by_precedence<'a>(
+    rules: &PolicyRules,
+    given: &[&'a Set],
+    agrees: impl Fn(&Set) -> bool,
+    composers: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<&'a Set> {
+    use super::hydra_package::{group_of, precedence};
+    let groups = &rules.signals.config_files.hydra_groups;
+    let rank = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let shell = rules.signals.config_files.format(name) == Some(configs::Format::Shell);
+        precedence(path, shell, groups)
+    };
+    let folder = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    let (yes, no): (Vec<&Set>, Vec<&Set>) = given.iter().partition(|s| agrees(s));
+    let gives = |path: &str| yes.iter().any(|a| a.path == path);
+    no.into_iter()
+        .filter(|s| {
+            let r = rank(&s.path);
+            !yes.iter().any(|a| match (rank(&a.path), r) {
+                _ if a.path == s.path => true,
+                (3, _) => true,
+                (2, 2) => folder(&a.path) != folder(&s.path),
+                (2, 1) => match group_of(&s.path, groups).and_then(|g| composers.get(&g)) {
+                    Some(primaries) if !primaries.is_empty() => primaries.iter().all(|p| gives(p)),
+                    _ => true,
+                },
+                _ => false,
+            })
+        })
+        .collect()
+}
+
 /// Whether a folder and a system are named alike (case, `-` and `_` do
 /// not count).
 pub(super) fn same_name(a: &str, b: &str) -> bool {

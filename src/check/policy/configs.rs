@@ -571,7 +571,15 @@ fn overrides(
     if !code.contains('=') {
         return;
     }
-    for word in code.split_whitespace().skip(1) {
+    // The first word is the command, unless it is a dotted `key=value`,
+    // which no shell assignment is: an argument on a continued line
+    // (`    model.optim.weight_decay=0.01 \`).
+    let mut words = code.split_whitespace();
+    let first = words.next().filter(|w| {
+        w.split_once('=')
+            .is_some_and(|(k, _)| k.contains('.') && !k.starts_with('-'))
+    });
+    for word in first.into_iter().chain(words) {
         let word = word.trim_matches(|c: char| matches!(c, '"' | '\'' | '(' | ')' | ';' | '\\'));
         // `NAME=value` items of a flag's value or of a comma-separated
         // list: Slurm's `--export=ALL,NAME=1` (or `--export ALL,NAME=1`),
@@ -1591,7 +1599,9 @@ pub fn scan(
         // variable's default (`${ENABLE_X:-0}`) is off only when every
         // value the configs give the variable is.
         let refers = e.value.contains('$') || is_default(e);
-        if !refers && !m.is_off(&e.value) {
+        // A flag given alone (`--fault_tolerance.enable`) is on.
+        let bare_flag = e.kind == EntryKind::Flag && e.value.trim().is_empty();
+        if bare_flag || (!refers && !m.is_off(&e.value)) {
             continue;
         }
         let Some((k, parent)) = e.path.split_last() else {

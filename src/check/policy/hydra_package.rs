@@ -12,7 +12,7 @@
 //! (`config_files.hydra_groups` in `rules/policy/signals.yaml`); a header
 //! counts in any folder.
 
-use super::configs::Entry;
+use super::configs::{Entry, EntryKind};
 
 /// Lines at the top of a file looked at for a `# @package` header (Hydra
 /// reads it from the file's first comment lines).
@@ -64,14 +64,56 @@ pub fn stands_for(a: &str, b: &str, groups: &[String]) -> bool {
     a == b || !group_option(a, groups)
 }
 
+/// How a config's values stand in a run, for a value every run must have
+/// (a fixed hyperparameter): a command line or shell config (`shell`)
+/// overrides the YAML, JSON and INI files the program reads, whose
+/// primary configs override an option of a Hydra config group.
+pub fn precedence(path: &str, shell: bool, groups: &[String]) -> u8 {
+    if shell {
+        3
+    } else if group_option(path, groups) {
+        1
+    } else {
+        2
+    }
+}
+
 /// Whether the config at `path` is an option of a Hydra config group: a
 /// file in a folder `groups` names.
 fn group_option(path: &str, groups: &[String]) -> bool {
-    let Some((dir, _)) = path.rsplit_once('/') else {
-        return false;
-    };
+    group_of(path, groups).is_some()
+}
+
+/// The config group the config at `path` is an option of (its folder's
+/// name, lower case), if its folder is one `groups` names.
+pub fn group_of(path: &str, groups: &[String]) -> Option<String> {
+    let (dir, _) = path.rsplit_once('/')?;
     let folder = dir.rsplit_once('/').map_or(dir, |(_, d)| d);
-    groups.iter().any(|g| g.eq_ignore_ascii_case(folder))
+    groups
+        .iter()
+        .any(|g| g.eq_ignore_ascii_case(folder))
+        .then(|| folder.to_ascii_lowercase())
+}
+
+/// The config groups a primary config's defaults list composes
+/// (`- optim@model.optim: fused_adam`, `- override /optim: x`,
+/// `- model/optim: x` give `optim`), lower case.
+pub fn composed_groups(entries: &[Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|e| {
+            e.kind == (EntryKind::Key { header: false })
+                && e.path.len() == 2
+                && e.path[0] == "defaults"
+        })
+        .filter_map(|e| {
+            let k = e.path[1].trim();
+            let k = k.strip_prefix("override ").unwrap_or(k).trim();
+            let k = k.split('@').next().unwrap_or(k).trim_matches('/');
+            let g = k.rsplit('/').next().unwrap_or(k);
+            (!g.is_empty()).then(|| g.to_ascii_lowercase())
+        })
+        .collect()
 }
 
 enum Header {
