@@ -806,6 +806,28 @@ fn fixed_hyperparameters_set_in_configs() {
     assert!(old.iter().all(|f| f.code != "POL009"), "{old:#?}");
 }
 
+/// A value the rules table fixes that no pack checks (llama31_8b's
+/// dropout of 0, 5.1.0 on): a config that gives another is POL009.
+#[test]
+fn rules_table_dropout_set_in_configs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_fixed/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&rules("5.1.0"), &sub.implementation_files);
+    let got: Vec<(String, u64, String)> = found
+        .iter()
+        .filter(|f| f.code == "POL009" && f.path.contains("llama31_8b"))
+        .map(|f| (tail(&f.path), f.line.unwrap_or(0), f.message.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "llama31_8b/implementations/dropout/conf/llama3_8b.yaml".to_string(),
+            3,
+            "hidden_dropout: 0.1: llama3_8b.yaml:3 sets dropout to 0.1; the reference of llama31_8b is 0.0 and no config of the implementation gives it".to_string()
+        )]
+    );
+}
+
 /// Variables resolve within one implementation (and the files shared by
 /// every implementation of the benchmark): a YAML sees what its own
 /// implementation's shell configs export, never another implementation's.

@@ -17,6 +17,24 @@ const MAX_JSON_DEPTH: usize = 64;
 const LISTED: usize = 4;
 
 pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut Vec<Entry>) {
+    scan(text, prefix, line0, false, out);
+}
+
+/// The settings of a protobuf text-format file (`.pbtxt`, `.prototxt`:
+/// Paddle Fleet's `DistributedStrategy.save_to_prototxt`, TensorFlow's
+/// text protos): `name: value` fields, `name { ... }` and `name < ... >`
+/// messages, `#` comments. Read by the JSON scanner, whose bare keys,
+/// literals and nesting are the same.
+pub(super) fn parse_proto(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    scan(text, &[], 0, true, &mut out);
+    out
+}
+
+/// The JSON scanner; `proto`: read protobuf's text format instead (`#`
+/// comments, a message's name before its `{` or `<` without `:`, fields
+/// shown as `name: value`).
+fn scan(text: &str, prefix: &[String], line0: u64, proto: bool, out: &mut Vec<Entry>) {
     let b = text.as_bytes();
     let mut line = 1u64;
     // Open containers: the key that opened each (None for array items or
@@ -39,6 +57,11 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
         let c = b[i];
         match c {
             b'\n' => line += 1,
+            b'#' if proto => {
+                while i + 1 < b.len() && b[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
             // Comments (JSONC, JSON5, Jsonnet), outside strings only: what
             // they say is no setting.
             b'/' if b.get(i + 1) == Some(&b'/') => {
@@ -82,6 +105,7 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                 } else {
                     let key = pending.take();
                     let display = match &key {
+                        Some((k, _)) if proto => format!("{k}: \"{s}\""),
                         Some((k, _)) => format!("\"{k}\": \"{s}\""),
                         None => format!("\"{s}\""),
                     };
@@ -98,7 +122,7 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                     });
                 }
             }
-            b'{' | b'[' => {
+            _ if c == b'{' || c == b'[' || (proto && c == b'<') => {
                 let key = pending.take();
                 if let Some((k, l)) = &key {
                     out.push(Entry {
@@ -106,7 +130,11 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                         path: path_of(&stack, Some(k)),
                         value: String::new(),
                         kind: EntryKind::Key { header: true },
-                        display: format!("\"{k}\""),
+                        display: if proto {
+                            format!("{k}:")
+                        } else {
+                            format!("\"{k}\"")
+                        },
                     });
                 }
                 if stack.len() < MAX_JSON_DEPTH {
@@ -116,7 +144,7 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                 }
                 arrays.push((c == b'[', 0));
             }
-            b'}' | b']' => {
+            _ if c == b'}' || c == b']' || (proto && c == b'>') => {
                 pending = None;
                 stack.pop();
                 arrays.pop();
@@ -125,6 +153,23 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                 pending = None;
                 if let Some(top) = arrays.last_mut() {
                     top.1 += 1;
+                }
+            }
+            // A shell variable in a JSON a script writes (`"x":
+            // ${X:-false}` in a here-document): the value as written, for
+            // the variables to resolve; its braces are no object.
+            b'$' => {
+                let end = variable_end(b, i);
+                let lit = text.get(i..end).unwrap_or("").to_string();
+                i = end - 1;
+                if let Some((k, l)) = pending.take() {
+                    out.push(Entry {
+                        line: line0 + l,
+                        path: path_of(&stack, Some(&k)),
+                        display: format!("\"{k}\": {lit}"),
+                        value: lit,
+                        kind: EntryKind::Key { header: false },
+                    });
                 }
             }
             _ if c.is_ascii_alphanumeric() || b"-+._".contains(&c) => {
@@ -142,19 +187,25 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
                 while k < b.len() && (b[k] == b' ' || b[k] == b'\t' || b[k] == b'\r') {
                     k += 1;
                 }
-                if pending.is_none()
-                    && k < b.len()
-                    && b[k] == b':'
+                let name = pending.is_none()
                     && !arrays.last().is_some_and(|&(array, _)| array)
-                    && (c.is_ascii_alphabetic() || c == b'_')
-                {
+                    && (c.is_ascii_alphabetic() || c == b'_');
+                if name && k < b.len() && b[k] == b':' {
                     pending = Some((lit.trim_end_matches('+').to_string(), line));
                     i = k;
+                } else if name && proto && k < b.len() && (b[k] == b'{' || b[k] == b'<') {
+                    // A message field: `localsgd_configs { k_steps: 4 }`.
+                    pending = Some((lit, line));
+                    i = k - 1;
                 } else if let Some((k, l)) = pending.take() {
                     out.push(Entry {
                         line: line0 + l,
                         path: path_of(&stack, Some(&k)),
-                        display: format!("\"{k}\": {lit}"),
+                        display: if proto {
+                            format!("{k}: {lit}")
+                        } else {
+                            format!("\"{k}\": {lit}")
+                        },
                         value: lit,
                         kind: EntryKind::Key { header: false },
                     });
@@ -174,6 +225,34 @@ pub(super) fn json_entries(text: &str, prefix: &[String], line0: u64, out: &mut 
         }
         i += 1;
     }
+}
+
+/// Where the shell variable reference at `b[at]` (`$`) ends: after the
+/// `}` that closes `${...}` (nested ones included, on one line), or after
+/// the name of `$NAME`.
+fn variable_end(b: &[u8], at: usize) -> usize {
+    let mut j = at + 1;
+    if b.get(j) == Some(&b'{') {
+        let mut depth = 0usize;
+        while j < b.len() && b[j] != b'\n' {
+            match b[j] {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return j + 1;
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        return j;
+    }
+    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+        j += 1;
+    }
+    j
 }
 
 pub(super) fn parse_json(text: &str) -> Vec<Entry> {

@@ -11,7 +11,7 @@
 //! - an environment assignment (`export NAME=value`, `NAME=value`,
 //!   `${NAME:-value}`, Dockerfile `ENV`/`ARG`).
 
-use super::config_json::{json_entries, parse_json};
+use super::config_json::{json_entries, parse_json, parse_proto};
 use super::frameworks::Frameworks;
 use super::interpolate::{expand, unresolved, Env};
 use super::prefilter::Prefilter;
@@ -63,6 +63,9 @@ pub enum Format {
     Json,
     /// TOML, INI, `.cfg`, `.conf`: `[section]` and `key = value`.
     Ini,
+    /// Protobuf's text format (`.pbtxt`, `.prototxt`): `name: value` and
+    /// `name { ... }`.
+    Proto,
 }
 
 /// The format of a file by its name, or `None` when it is not a config the
@@ -98,6 +101,7 @@ fn by_extension(lower: &str) -> Format {
         // A gin file's bindings are `scope/fn.param = value` lines; Java
         // properties are `a.b = value` lines.
         "toml" | "ini" | "cfg" | "conf" | "gin" | "properties" => Format::Ini,
+        "pbtxt" | "prototxt" | "textproto" | "txtpb" | "textpb" => Format::Proto,
         _ => Format::Shell,
     }
 }
@@ -1078,14 +1082,19 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 let aliased = aliases.scalar(content).map(str::to_string);
                 let content = aliased.as_deref().unwrap_or(content);
                 let item = unquote(content);
-                out.push(Entry {
-                    line: lineno,
-                    path: parents.clone(),
-                    value: item.to_string(),
-                    kind: EntryKind::Value,
-                    display: content.to_string(),
-                });
-                if let Some((k, v)) = shell_assign(item) {
+                let assign = shell_assign(item);
+                if assign.is_none() {
+                    // (`- NAME=value` is the variable's setting, not a word
+                    // listed under the key: its value may switch it off.)
+                    out.push(Entry {
+                        line: lineno,
+                        path: parents.clone(),
+                        value: item.to_string(),
+                        kind: EntryKind::Value,
+                        display: content.to_string(),
+                    });
+                }
+                if let Some((k, v)) = assign {
                     // `- NAME=value` (a Compose service's environment list).
                     let mut path = parents.clone();
                     path.push(k.to_string());
@@ -1293,6 +1302,7 @@ pub fn parse(text: &str, format: Format) -> Vec<Entry> {
         }
         Format::Json => parse_json(text),
         Format::Ini => parse_ini(text),
+        Format::Proto => parse_proto(text),
     };
     name_value_pairs(&mut entries);
     described_values(&mut entries);
@@ -1505,6 +1515,16 @@ fn untagged(v: &str) -> &str {
     }
 }
 
+/// Whether the key `entries[at]` opens has anything under it: a nested
+/// key or a listed item.
+fn has_block(entries: &[Entry], at: usize) -> bool {
+    let e = &entries[at];
+    entries[at + 1..]
+        .iter()
+        .take_while(|n| n.line == e.line || n.path.starts_with(&e.path))
+        .any(|n| n.path.len() > e.path.len() || n.kind == EntryKind::Value)
+}
+
 /// What a switch named after it switches: `enable_diloco`, `use_diloco`
 /// and `diloco_enabled` give `diloco` (a name in normal form, an enable
 /// key of the signal data before or after the rest).
@@ -1638,7 +1658,7 @@ pub fn scan(
     // Whether each open shell guard is off (no value the package gives
     // its variable makes its condition true): its settings are quiet.
     let mut guards: Vec<bool> = Vec::new();
-    for e in entries {
+    for (at, e) in entries.iter().enumerate() {
         match e.kind {
             EntryKind::Guard => {
                 guards.push(super::shell_guard::is_off(&e.value, env, local));
@@ -1712,7 +1732,11 @@ pub fn scan(
                 !v.is_empty() && off
             } else {
                 match e.kind {
-                    EntryKind::Key { header: true } => !disabled.contains(&e.path),
+                    // A key with nothing under it (`stale_gradients:`) is
+                    // YAML's null, as `key: null` is.
+                    EntryKind::Key { header: true } => {
+                        !disabled.contains(&e.path) && has_block(entries, at)
+                    }
                     EntryKind::Flag => v.is_empty() || !off,
                     _ => !off,
                 }
@@ -1811,7 +1835,7 @@ pub fn scan(
                     .match_normalized(&joined)
                     .filter(|h| parent_n.is_empty() || h.end > parent_n.len() + 1);
                 if let Some(h) = hit {
-                    if on && !parent_disabled && !fw.allowed(&key_n, "") {
+                    if on && !parent_disabled && !fw.allowed(&key_n, &value_n) {
                         found.push((HitKind::Family(h.family), h.word));
                     }
                 }

@@ -28,6 +28,16 @@ const SEP: char = '\u{1}';
 /// the side with the variable, as written).
 pub(super) fn condition(code: &str) -> Option<String> {
     let t = code.trim();
+    // The commands `false` and `true` (`if false; then` keeps a block
+    // from running): a comparison of two literals that never or always
+    // holds.
+    for (word, lit) in [("false", "1"), ("true", "0")] {
+        if t.strip_prefix(word)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([';', ' ', '\t']))
+        {
+            return Some(format!("0{SEP}={SEP}{lit}"));
+        }
+    }
     let inner = if let Some(rest) = t.strip_prefix("[[") {
         rest.split_once("]]")?.0
     } else if let Some(rest) = t.strip_prefix('[') {
@@ -229,6 +239,11 @@ mod tests {
         assert_eq!(off(r#"[ "$A" = "$B" ]"#, ""), None);
         assert_eq!(off(r#"[[ ${A:-0} == 1 && ${B:-0} == 1 ]]"#, ""), None);
         assert_eq!(off(r#"[ -f "$FILE" ]"#, ""), None);
+        // The commands false and true.
+        assert_eq!(off("false; then", ""), Some(true));
+        assert_eq!(off("false", ""), Some(true));
+        assert_eq!(off("true; then", ""), Some(false));
+        assert_eq!(off("falsely", ""), None);
     }
 
     #[test]
