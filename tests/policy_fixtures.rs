@@ -559,8 +559,7 @@ fn repeatability_notes_are_a_section_of_their_own() {
         ),
         "{text}"
     );
-    assert!(text
-        .contains("config_example_system.sh:6: not repeatable: repeatability: --cudnn-benchmark"));
+    assert!(text.contains("config_example_system.sh:6: not repeatable: --cudnn-benchmark"));
 
     // `repeat`: shown when the runs differ, not when they are identical.
     let log = |n: u32| {
@@ -645,6 +644,16 @@ fn repeat_shows_the_configs_of_the_runs_system() {
         "export CUBLAS_WORKSPACE_CONFIG=:4096:8\n",
     );
     assert_eq!(notes(), ["example_system/run.sh"]);
+    // Folders named after a system with more after it
+    // (`<system>_pytorch_llama3_8b`): the logs' system's, not the other's.
+    std::fs::remove_dir_all(impls.join("example_system")).expect("rm");
+    std::fs::remove_dir_all(impls.join("other_system")).expect("rm");
+    write(
+        "example_system_pytorch/run.sh",
+        "export CUBLAS_WORKSPACE_CONFIG=:4096:8\n",
+    );
+    write("other_system_pytorch/run.sh", "export NCCL_ALGO=Tree\n");
+    assert_eq!(notes(), ["example_system_pytorch/run.sh"]);
 }
 
 /// Issue 16, item 3: a config linked to its run's logs

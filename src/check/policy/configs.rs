@@ -1901,10 +1901,19 @@ pub fn scan(
                     .unwrap_or_default(),
                 1,
             ),
+            // Repeatability notes are each their own: two settings on a
+            // line (`NCCL_ALGO=Ring NCCL_PROTO=Simple torchrun ...`) are
+            // two notes.
             HitKind::Setting(i) => fw
                 .settings
                 .get(*i)
-                .map(|s| (s.code.clone(), rank(s.severity)))
+                .map(|s| {
+                    if s.code == crate::finding::code::POL050 {
+                        (format!("{} {}", s.code, h.display), 0)
+                    } else {
+                        (s.code.clone(), rank(s.severity))
+                    }
+                })
                 .unwrap_or_default(),
             HitKind::Optimizer(o) => (format!("optimizer {o}"), 0),
         };

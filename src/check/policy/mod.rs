@@ -477,9 +477,12 @@ pub fn check_parsed_configs(
         .collect();
     out.extend(config_fixed::check(rules, files, parsed));
     crate::finding::sort_findings(&mut out);
-    // Repeatability notes: one per setting and implementation (the first
-    // file that sets it), not one per vendored config.
-    let mut seen: BTreeSet<(String, Option<String>, String)> = BTreeSet::new();
+    // Repeatability notes: one per setting as written and implementation
+    // (the first file that writes it: twenty configs of one implementation
+    // exporting NCCL_ALGO=Ring are one note), every different one kept
+    // (NCCL_PROTO beside NCCL_ALGO, benchmark: True in one file and False
+    // in another).
+    let mut seen: BTreeSet<(String, Option<String>, String, String)> = BTreeSet::new();
     let by_path: HashMap<&str, &ImplFile> =
         files.iter().map(|f| (f.file.path.as_str(), f)).collect();
     out.retain(|x| {
@@ -490,7 +493,12 @@ pub fn check_parsed_configs(
             .get(x.path.as_str())
             .map(|f| (f.benchmark.clone(), f.implementation.clone()))
             .unwrap_or_default();
-        seen.insert((bm, imp, x.rule.clone().unwrap_or_default()))
+        seen.insert((
+            bm,
+            imp,
+            x.rule.clone().unwrap_or_default(),
+            x.message.clone(),
+        ))
     });
     out
 }

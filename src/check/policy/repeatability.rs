@@ -42,19 +42,23 @@ pub fn split(
         .into_iter()
         .map(|f| {
             let setting = f.rule.clone().unwrap_or_default();
-            let effect = rules
+            let data = rules
                 .frameworks
                 .settings
                 .iter()
-                .find(|s| rules.framework_rule(&s.framework, &s.id) == setting)
-                .and_then(|s| s.effect.clone())
-                .unwrap_or_default();
+                .find(|s| rules.framework_rule(&s.framework, &s.id) == setting);
+            let effect = data.and_then(|s| s.effect.clone()).unwrap_or_default();
+            // The section says what these are: the data file's name
+            // (`repeatability: `) before each would say it again.
+            let message = data
+                .and_then(|s| f.message.strip_prefix(&format!("{}: ", s.framework_name)))
+                .map_or_else(|| f.message.clone(), str::to_string);
             RepeatabilityNote {
                 path: f.path,
                 line: f.line,
                 effect,
                 setting,
-                message: f.message,
+                message,
             }
         })
         .collect();
@@ -104,10 +108,20 @@ fn of_system(
     system: &str,
     systems: &std::collections::BTreeSet<String>,
 ) -> Vec<ImplFile> {
+    // A folder is a system's when it is named after it, alone or with
+    // more after it (`MI350X_EPYC_9575F_pytorch_llama3_8b` is system
+    // `MI350X_EPYC_9575F_pytorch`'s); of two systems whose names it starts
+    // with, the longer one's.
+    let owner = |d: &str| -> Option<&str> {
+        std::iter::once(system)
+            .chain(systems.iter().map(String::as_str))
+            .filter(|s| named_after(d, s))
+            .max_by_key(|s| s.len())
+    };
     let named = |f: &ImplFile, s: &str| {
         super::config_log::folders(&f.file.path)
             .iter()
-            .any(|d| super::config_log::same_name(d, s))
+            .any(|d| owner(d).is_some_and(|o| super::config_log::same_name(o, s)))
     };
     let mine: Vec<&ImplFile> = files.iter().filter(|f| f.benchmark == bm).collect();
     let linked: std::collections::BTreeSet<Option<&str>> = mine
@@ -129,6 +143,16 @@ fn of_system(
         })
         .cloned()
         .collect()
+}
+
+/// Whether folder `dir` is named after system `s`: the same name (case,
+/// `-` and `_` do not count), or that name then `_` or `-` and more.
+fn named_after(dir: &str, s: &str) -> bool {
+    super::config_log::same_name(dir, s)
+        || (dir.len() > s.len()
+            && dir.is_char_boundary(s.len())
+            && super::config_log::same_name(&dir[..s.len()], s)
+            && matches!(dir.as_bytes()[s.len()], b'_' | b'-'))
 }
 
 /// The names of the folders of `<pkg>/results/`: the package's systems.
