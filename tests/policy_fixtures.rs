@@ -464,6 +464,20 @@ fn eval_schedule() {
     assert_eq!(codes(&f), vec![("POL030".into(), Severity::Note)], "{f:#?}");
     // Positions all below one interval are not samples (an epoch count).
     assert!(run("5.1.0", bm, None, &evals(&[6, 7, 8])).is_empty());
+    // The first evaluation half an interval in, every interval after it
+    // right: earlier than the schedule, a warning.
+    let f = run("5.1.0", bm, None, &evals(&[6112, 18400, 30688]));
+    assert_eq!(
+        codes(&f),
+        vec![("POL030".into(), Severity::Warning)],
+        "{f:#?}"
+    );
+    assert!(
+        f[0].message
+            .starts_with("first evaluation at samples_count 6112, earlier"),
+        "{}",
+        f[0].message
+    );
     // LoRA, GBS 8: first at (3+1)*384, then a first interval of 360 (the
     // first position rounds to a step boundary), then every 384: quiet.
     let mut t = log(&[CLOSED, ("global_batch_size", "8")]);

@@ -146,8 +146,11 @@ impl ConfigLog {
                     h.key
                 ));
             }
-            // Each key is compiled alone first, to name a broken one.
-            whole(&h.key, &h.key)?;
+            // Each key is parsed alone first, to name a broken one (parsed,
+            // not compiled: a key set is compiled when a config is read).
+            regex_syntax::Parser::new()
+                .parse(&format!("^(?:{})$", h.key))
+                .map_err(|e| format!("hyperparameter '{}': {e}", h.key))?;
             hypers.push((
                 format!("^(?:{})$", h.key),
                 Hyper {

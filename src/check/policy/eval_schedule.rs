@@ -113,6 +113,18 @@ pub fn check(
             }
         }
     }
+    // Without a first position of their own, the rules' schedule starts
+    // one interval in: a first evaluation before that came earlier than
+    // the schedule allows, though no interval after it is short (only
+    // the first place: each interval may round down to a step, and those
+    // roundings add up over a run).
+    // (One at 0 is counted from 0: `epoch_num` 0, 1, 2 for the ends of
+    // the first three epochs.)
+    let early_at = pos
+        .first()
+        .filter(|_| sch.first.is_none())
+        .filter(|(x, _, _)| *x > slack && *x < every - tol - slack)
+        .copied();
     // The first interval may round to a step boundary at both ends of the
     // skipped evaluations: it gets the first position's tolerance.
     let bad: Vec<(f64, f64, u64, &str)> = pos
@@ -147,6 +159,22 @@ pub fn check(
                 shorter.len(),
                 fmt(*a),
                 fmt(*b)
+            ),
+        ));
+    }
+    let warned = out.iter().any(|f| f.severity != Severity::Note);
+    if let Some((x, line, field)) = early_at.filter(|_| !warned) {
+        // No interval shorter than the tolerance allows, yet the first
+        // evaluation ahead of the schedule.
+        out.push(finding(
+            line,
+            true,
+            format!(
+                "first evaluation at {field} {}, earlier than the schedule's first, {} (`{}`, tolerance {})",
+                fmt(x),
+                fmt(every),
+                sch.every.0,
+                fmt(tol)
             ),
         ));
     }
