@@ -821,6 +821,10 @@ fn fixed_hyperparameters_set_in_configs() {
         "weight_decay: 0.01: sweep.yaml:5 sets opt_adamw_weight_decay to 0.01; the reference of llama2_70b_lora is 0.0001 and only fused_adam.yaml:4, another option of its config group, gives it"
     );
     assert_eq!(
+        msg("primaries_one_folder/conf/train_encoded.yaml", 5).0,
+        "weight_decay: 0.01: train_encoded.yaml:5 sets opt_adamw_weight_decay to 0.01; the reference of llama2_70b_lora is 0.0001 and only train.yaml:3 gives it, and a run may read this config rather than that one, or this one overrides it"
+    );
+    assert_eq!(
         msg("shadowed/conf/peft.yaml", 4).0,
         "weight_decay: ${oc.decode:${oc.env:WEIGHT_DECAY,0.0001}}: peft.yaml:4 sets opt_adamw_weight_decay to 0.01; the reference of llama2_70b_lora is 0.0001 and no config of the implementation gives it"
     );
@@ -845,8 +849,8 @@ fn rules_table_dropout_set_in_configs() {
         got,
         [(
             "llama31_8b/implementations/dropout/conf/llama3_8b.yaml".to_string(),
-            3,
-            "hidden_dropout: 0.1: llama3_8b.yaml:3 sets dropout to 0.1; the reference of llama31_8b is 0.0 and no config of the implementation gives it".to_string()
+            4,
+            "hidden_dropout: 0.1: llama3_8b.yaml:4 sets dropout to 0.1; the reference of llama31_8b is 0.0 and only attention_dropout: 0.0 (line 5), another setting of the same file, gives it".to_string()
         )]
     );
 }

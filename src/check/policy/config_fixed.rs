@@ -149,7 +149,18 @@ fn finding(
     let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
     let file = name(&s.path);
     let folder = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string());
+    let groups = &rules.signals.config_files.hydra_groups;
+    let is_option = |p: &str| super::hydra_package::group_of(p, groups).is_some();
     let given = match option {
+        Some(o) if o.path == s.path => format!(
+            "only {} (line {}), another setting of the same file, gives it",
+            o.display, o.line
+        ),
+        Some(o) if !is_option(&o.path) => format!(
+            "only {}:{} gives it, and a run may read this config rather than that one, or this one overrides it",
+            name(&o.path),
+            o.line
+        ),
         Some(o) if folder(&o.path) == folder(&s.path) => format!(
             "only {}:{}, another option of its config group, gives it",
             name(&o.path),

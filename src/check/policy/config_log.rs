@@ -340,6 +340,9 @@ pub(super) struct Set {
     /// The value may be one per so many samples (its mapping's
     /// `per_samples`).
     pub(super) per_samples: Vec<f64>,
+    /// The setting's own key in normal form (`hidden_dropout`): two keys
+    /// of one file that map to one MLLOG key are two settings.
+    pub(super) key: String,
 }
 
 /// The sets of `given` that `agrees` rejects and that no set it accepts
@@ -397,7 +400,11 @@ pub(super) fn unanswered_by_precedence<'a>(
         .filter(|s| {
             let r = rank(&s.path);
             !yes.iter().any(|a| match (rank(&a.path), r) {
-                _ if a.path == s.path => true,
+                // In one file, the same setting written again (a default
+                // and its override); another key of the file mapped to
+                // the same MLLOG key (attention_dropout beside
+                // hidden_dropout) is a setting of its own.
+                _ if a.path == s.path => a.key == s.key,
                 (3, _) => true,
                 (2, 2) => folder(&a.path) != folder(&s.path),
                 (2, 1) => match group_of(&s.path, groups).and_then(|g| composers.get(&g)) {
@@ -596,6 +603,7 @@ fn settings_with(
                                 display: list_display(e, &listed),
                                 value: v.trim().to_string(),
                                 per_samples: Vec::new(),
+                                key: own_key(e),
                             });
                         }
                     }
@@ -626,6 +634,7 @@ fn settings_with(
                     display: e.display.chars().take(120).collect(),
                     value,
                     per_samples: per_samples.clone(),
+                    key: own_key(e),
                 };
                 if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v), &v) {
                     out.entry("opt_name".into())
@@ -642,6 +651,11 @@ fn settings_with(
         }
     }
     out
+}
+
+/// A setting's own key (the last part of its path) in normal form.
+fn own_key(e: &Entry) -> String {
+    e.path.last().map(|k| normalize(k)).unwrap_or_default()
 }
 
 /// How a list setting reads in a message: as written, or, for a block
@@ -822,6 +836,7 @@ mod tests {
             display: String::new(),
             value: value.into(),
             per_samples: Vec::new(),
+            key: "weight_decay".into(),
         };
         let a = set("i/conf/optim/a.yaml", "0.0001");
         let b = set("i/conf/optim/b.yaml", "0.01");
