@@ -668,6 +668,27 @@ fn repeat_shows_the_configs_of_the_runs_system() {
     );
     write("other_system_pytorch/run.sh", "export NCCL_ALGO=Tree\n");
     assert_eq!(notes(), ["example_system_pytorch/run.sh"]);
+    // -q leaves the notes out of the text report.
+    let text = |quiet: bool| -> String {
+        let log = |n: u32| {
+            pkg.join(format!("results/example_system/retinanet/result_{n}.txt"))
+                .to_string_lossy()
+                .into_owned()
+        };
+        let mut args = vec!["--color", "never"];
+        if quiet {
+            args.push("-q");
+        }
+        let (a, b) = (log(0), log(2));
+        args.extend(["repeat", a.as_str(), b.as_str()]);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mlaudit"))
+            .args(&args)
+            .output()
+            .expect("mlaudit runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(text(false).contains("Repeatability ("), "{}", text(false));
+    assert!(!text(true).contains("Repeatability"), "{}", text(true));
 }
 
 /// Issue 16, item 3: a config linked to its run's logs

@@ -306,7 +306,10 @@ fn repeat(
         })
         .collect::<anyhow::Result<_>>()?;
     let mut rep = crate::aggregate::repeat::repeat(&rules, &files, tolerance)?;
-    if rep.comparisons.iter().any(|c| !c.identical) {
+    // The repeatability notes, when runs differ (never with -q: notes are
+    // what a quiet report leaves out).
+    let text_quiet = io.quiet && matches!(format, crate::app::cli::RepeatFormat::Text);
+    if rep.comparisons.iter().any(|c| !c.identical) && !text_quiet {
         rep.repeatability = crate::check::policy::repeatability::notes_for_logs(source, logs);
     }
     match format {
