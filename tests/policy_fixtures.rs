@@ -499,9 +499,12 @@ fn eval_schedule() {
         }
         run("5.1.0", Some("rgat"), None, &t)
     };
-    let f = rgat(&[
-        "0.75", "0.8", "0.84", "0.89", "0.94", "0.99", "1", "1.05", "1.1",
-    ]);
+    let mut real: Vec<String> = (1..=16)
+        .map(|k| format!("{:.2}", f64::from(k) * 0.05))
+        .collect();
+    real.extend(["0.84", "0.89", "0.94", "0.99", "1", "1.05", "1.1"].map(String::from));
+    let real: Vec<&str> = real.iter().map(String::as_str).collect();
+    let f = rgat(&real);
     assert!(f.is_empty(), "{f:#?}");
     let f = rgat(&["0.75", "0.775", "0.8", "0.825"]);
     assert_eq!(
@@ -509,6 +512,103 @@ fn eval_schedule() {
         vec![("POL030".into(), Severity::Warning)],
         "{f:#?}"
     );
+}
+
+/// POL030 against the schedule's grid, not only interval by interval:
+/// a cadence a little faster than the schedule in every interval adds up
+/// (a warning), rounding every interval down to a step does not, and a
+/// short interval that only brings a late evaluation back is a note.
+#[test]
+fn eval_schedule_grid() {
+    let samples = |bm: &str, gbs: &str, positions: &[u64]| {
+        let mut t = log(&[CLOSED, ("global_batch_size", gbs)]);
+        for p in positions {
+            t.push_str(&rec(
+                "eval_accuracy",
+                "0.93",
+                &format!("\"samples_count\": {p}"),
+            ));
+        }
+        run("5.1.0", Some(bm), None, &t)
+    };
+    let lora = |gbs: &str, positions: &[u64]| samples("llama2_70b_lora", gbs, positions);
+    let only = |f: &[Finding], sev: Severity| {
+        assert_eq!(codes(f), vec![("POL030".into(), sev)], "{f:#?}");
+    };
+    // LoRA, GBS 64 (NVIDIA 5.1): every 384 from 4224, quiet.
+    assert!(lora("64", &[4224, 4608, 4992, 5376, 5760, 6144]).is_empty());
+    // Every 320 (5 steps where 6 are due): each interval one batch short,
+    // within the tolerance, but the evaluations run ahead of the schedule.
+    let f = lora("64", &[4224, 4544, 4864, 5184, 5504, 5824]);
+    only(&f, Severity::Warning);
+    assert!(
+        f[0].message
+            .starts_with("evaluation at samples_count 5184 is earlier than the schedule"),
+        "{}",
+        f[0].message
+    );
+    // The first evaluation one interval early: a batch divides 384, so no
+    // rounding explains it.
+    let f = lora("64", &[3840, 4224, 4608, 4992]);
+    only(&f, Severity::Warning);
+    assert!(
+        f[0].message.contains("tolerance 0 on the early side"),
+        "{}",
+        f[0].message
+    );
+    // GBS 18 (NVIDIA 5.0): every 21 steps (378), each interval rounded
+    // down to a step: quiet.
+    assert!(lora("18", &[1908, 2268, 2646, 3024, 3402, 3780]).is_empty());
+    // A dropped evaluation, then an extra one between two due: a warning.
+    let f = lora("8", &[1536, 2304, 2496, 2688, 3072]);
+    only(&f, Severity::Warning);
+    // FLUX.1: one evaluation a step late, the next where it was due: the
+    // short interval after it is a note.
+    let f = samples("flux1", "1152", &[262656, 527616, 787968, 1050624]);
+    only(&f, Severity::Note);
+    assert!(
+        f[0].message.contains("none earlier than the schedule"),
+        "{}",
+        f[0].message
+    );
+    // Llama 3.1 8B: the first evaluation an interval late, the rest on
+    // the schedule after it: a note of its own.
+    let f = samples("llama31_8b", "32", &[24576, 36864, 49152]);
+    only(&f, Severity::Note);
+    assert!(
+        f[0].message.contains("later than the schedule's first"),
+        "{}",
+        f[0].message
+    );
+    // RetinaNet: four evaluations within the first epoch, where the
+    // schedule has one an epoch.
+    let mut t = log(&[CLOSED, ("global_batch_size", "256")]);
+    for p in ["0.25", "0.5", "0.75", "0.95"] {
+        t.push_str(&rec("eval_accuracy", "0.3", &format!("\"epoch_num\": {p}")));
+    }
+    only(
+        &run("5.1.0", Some("retinanet"), None, &t),
+        Severity::Warning,
+    );
+    // DLRM: every 0.04998 epoch (a step short of 0.05 each time, as real
+    // runs are), quiet; every 0.0492, each within 0.001 of 0.05, is not.
+    let dlrm = |step: f64| {
+        let mut t = log(&[
+            CLOSED,
+            ("global_batch_size", "55296"),
+            ("train_samples", "4195197692"),
+        ]);
+        for k in 1..=16 {
+            t.push_str(&rec(
+                "eval_accuracy",
+                "0.8",
+                &format!("\"epoch_num\": {}", f64::from(k) * step),
+            ));
+        }
+        run("5.1.0", Some("dlrm_dcnv2"), None, &t)
+    };
+    assert!(dlrm(0.049_98).is_empty());
+    only(&dlrm(0.0492), Severity::Warning);
 }
 
 /// Issue 16, item 5: repeatability settings of a package's configs are

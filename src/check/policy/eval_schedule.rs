@@ -73,9 +73,11 @@ pub fn check(
             pos = kept;
         }
     }
-    // Positions all below one interval are not in the schedule's unit (an
-    // epoch count where samples are expected): nothing to compare.
-    if pos.iter().all(|(p, _, _)| *p < every - tol) {
+    // Positions all below one interval of a schedule counted in samples are
+    // not in its unit (an epoch count where samples are expected): nothing
+    // to compare. A schedule of at most one epoch is in the positions'
+    // unit: evaluations within the first epoch are positions of its own.
+    if every > 1.0 && pos.iter().all(|(p, _, _)| *p < every - tol) {
         return out;
     }
     let rule = rules.rule(&format!("benchmarks.{benchmark}.eval_schedule"));
@@ -95,19 +97,36 @@ pub fn check(
         Some((_, e)) => eval_num(e, &s),
         None => Some(tol),
     };
-    if let (Some((first_expr_src, first_expr)), Some((p0, line, field))) = (&sch.first, pos.first())
-    {
-        if let (Some(want), Some(ftol)) = (eval_num(first_expr, &s), first_tol) {
-            if (p0 - want).abs() > ftol + slack {
+    let first_early_tol = match &sch.first_early_tolerance {
+        Some((_, e)) => eval_num(e, &s),
+        None => first_tol,
+    };
+    let drift = sch
+        .drift
+        .as_ref()
+        .and_then(|(_, e)| eval_num(e, &s))
+        .unwrap_or(0.0)
+        .max(0.0);
+    // The rules' own first position, when they skip early evaluations.
+    let want = sch.first.as_ref().and_then(|(src, e)| {
+        let w = eval_num(e, &s)?;
+        Some((src.as_str(), w))
+    });
+    if let (Some((first_expr_src, want)), Some((p0, line, field))) = (want, pos.first()) {
+        if let (Some(ftol), Some(etol)) = (first_tol, first_early_tol) {
+            let early = *p0 < want;
+            let t = if early { etol } else { ftol };
+            if (p0 - want).abs() > t + slack {
                 out.push(finding(
                     *line,
-                    *p0 < want,
+                    early,
                     format!(
-                        "first evaluation at {field} {}, {} than the rules' {} (`{first_expr_src}`, tolerance {})",
+                        "first evaluation at {field} {}, {} than the rules' {} (`{first_expr_src}`, tolerance {}{})",
                         fmt(*p0),
-                        if *p0 < want { "earlier" } else { "later" },
+                        if early { "earlier" } else { "later" },
                         fmt(want),
-                        fmt(ftol)
+                        fmt(t),
+                        if etol == ftol { "" } else if early { " on the early side" } else { " on the late side" }
                     ),
                 ));
             }
@@ -115,50 +134,69 @@ pub fn check(
     }
     // Without a first position of their own, the rules' schedule starts
     // one interval in: a first evaluation before that came earlier than
-    // the schedule allows, though no interval after it is short (only
-    // the first place: each interval may round down to a step, and those
-    // roundings add up over a run).
+    // the schedule allows, though no interval after it is short.
     // (One at 0 is counted from 0: `epoch_num` 0, 1, 2 for the ends of
     // the first three epochs.)
     let early_at = pos
         .first()
-        .filter(|_| sch.first.is_none())
+        .filter(|_| want.is_none())
         .filter(|(x, _, _)| *x > slack && *x < every - tol - slack)
         .copied();
+    let grid = Grid::new(&pos, every, tol, drift, slack, want.map(|(_, w)| w));
     // The first interval may round to a step boundary at both ends of the
     // skipped evaluations: it gets the first position's tolerance.
-    let bad: Vec<(f64, f64, u64, &str)> = pos
+    let first_gap_tol = first_tol.unwrap_or(tol).max(tol);
+    let bad: Vec<Gap> = pos
         .windows(2)
         .enumerate()
         .filter_map(|(i, w)| {
             let d = w[1].0 - w[0].0;
-            let t = if i == 0 && sch.first.is_some() {
-                first_tol.unwrap_or(tol).max(tol)
+            let t = if i == 0 && want.is_some() {
+                first_gap_tol
             } else {
                 tol
             };
-            ((d - every).abs() > t + slack).then_some((w[0].0, w[1].0, w[1].1, w[1].2))
+            ((d - every).abs() > t + slack).then(|| Gap {
+                from: w[0].0,
+                to: w[1].0,
+                line: w[1].1,
+                field: w[1].2,
+                shorter: d < every,
+                // A short interval after a late evaluation that brings the
+                // next back to the schedule is not early.
+                early: d < every && grid.early(i + 1),
+            })
         })
         .collect();
-    let shorter: Vec<&(f64, f64, u64, &str)> =
-        bad.iter().filter(|(a, b, _, _)| b - a < every).collect();
-    let longer = bad.len() - shorter.len();
-    // Report the first shorter interval when there is one (the one that
-    // matters), else the first longer one.
-    if let Some((a, b, line, field)) = shorter.first().copied().or(bad.first()) {
+    let shorter = bad.iter().filter(|g| g.shorter).count();
+    let early = bad.iter().filter(|g| g.early).count();
+    let longer = bad.len() - shorter;
+    // Report the first early interval when there is one (the one that
+    // matters), else the first shorter one, else the first longer one.
+    let shown = bad
+        .iter()
+        .find(|g| g.early)
+        .or(bad.iter().find(|g| g.shorter))
+        .or(bad.first());
+    if let Some(g) = shown {
+        let late_only = if shorter > 0 && early == 0 {
+            ", each shorter one after a late evaluation, none earlier than the schedule"
+        } else {
+            ""
+        };
         out.push(finding(
-            *line,
-            !shorter.is_empty(),
+            g.line,
+            early > 0,
             format!(
-                "{} of {} evaluation intervals are not {} (`{}`, tolerance {}; {} shorter, {longer} longer); first: {field} {} -> {}",
+                "{} of {} evaluation intervals are not {} (`{}`, tolerance {}; {shorter} shorter, {longer} longer{late_only}); first: {} {} -> {}",
                 bad.len(),
                 pos.len().saturating_sub(1),
                 fmt(every),
                 sch.every.0,
                 fmt(tol),
-                shorter.len(),
-                fmt(*a),
-                fmt(*b)
+                g.field,
+                fmt(g.from),
+                fmt(g.to)
             ),
         ));
     }
@@ -178,5 +216,145 @@ pub fn check(
             ),
         ));
     }
+    let warned = out.iter().any(|f| f.severity != Severity::Note);
+    if !warned {
+        // Every interval within the tolerance, yet more often than the
+        // schedule over many of them (320 where 384 is due, each a batch
+        // short): the positions run ahead of the schedule.
+        if let Some(i) = (1..pos.len()).find(|&i| grid.early(i)) {
+            let (x, line, field) = pos[i];
+            let (n, at, anchor) = grid.at(i);
+            let rounding = if drift > slack {
+                format!(", and {} an interval for rounding to a step", fmt(drift))
+            } else {
+                String::new()
+            };
+            out.push(finding(
+                line,
+                true,
+                format!(
+                    "evaluation at {field} {} is earlier than the schedule: {n} intervals of {} (`{}`) after {} put it at {} (tolerance {}{rounding})",
+                    fmt(x),
+                    fmt(every),
+                    sch.every.0,
+                    fmt(anchor),
+                    fmt(at),
+                    fmt(tol)
+                ),
+            ));
+        }
+    }
+    // A first evaluation an interval or more late, where the rules give
+    // no first position of their own: it cannot stop the clock early, a
+    // note (only when nothing else is said of the log).
+    if out.is_empty() && want.is_none() {
+        if let Some((x, line, field)) = pos.first() {
+            if *x > every + tol + slack {
+                out.push(finding(
+                    *line,
+                    false,
+                    format!(
+                        "first evaluation at {field} {}, later than the schedule's first, {} (`{}`, tolerance {})",
+                        fmt(*x),
+                        fmt(every),
+                        sch.every.0,
+                        fmt(tol)
+                    ),
+                ));
+            }
+        }
+    }
     out
+}
+
+/// One interval outside the tolerance.
+struct Gap<'a> {
+    from: f64,
+    to: f64,
+    line: u64,
+    field: &'a str,
+    shorter: bool,
+    /// Its end is earlier than the schedule's grid allows.
+    early: bool,
+}
+
+/// Where the schedule puts each evaluation: whole intervals from an
+/// anchor, each position allowed `tol` plus `drift` for every interval
+/// (step rounding that adds up). An evaluation before the next place the
+/// schedule has after the one before it is early, and takes no place of
+/// the schedule (an extra one); any other takes the next place, or a later
+/// one when whole intervals were skipped. Positions are never moved onto
+/// the grid: a short interval after a late evaluation is not early.
+struct Grid {
+    /// For each position after the anchor's: early, and the place (in
+    /// intervals from the anchor) it was due at.
+    slots: Vec<Option<(bool, u32)>>,
+    anchor: f64,
+    every: f64,
+}
+
+impl Grid {
+    fn new(
+        pos: &[(f64, u64, &str)],
+        every: f64,
+        tol: f64,
+        drift: f64,
+        slack: f64,
+        want: Option<f64>,
+    ) -> Grid {
+        let xs: Vec<f64> = pos.iter().map(|p| p.0).collect();
+        let mut slots = vec![None; xs.len()];
+        let whole = |x: f64, anchor: f64| ((x - anchor + tol + slack) / every).floor().max(0.0);
+        // Where counting starts. With a first position of the rules' own,
+        // the interval after the first evaluation rounds at both ends: the
+        // grid starts at the second evaluation, or where it was due when it
+        // came later. Without one, the schedule counts from 0.
+        let start = match want {
+            Some(w) if xs.len() >= 2 => {
+                let due = xs[0].max(w) + every;
+                let anchor = xs[1].min(due);
+                Some((1, anchor, whole(xs[1], anchor)))
+            }
+            Some(_) => None,
+            None => xs.first().map(|&x0| (0, 0.0, whole(x0, 0.0))),
+        };
+        let Some((i0, anchor, n0)) = start else {
+            return Grid {
+                slots,
+                anchor: 0.0,
+                every,
+            };
+        };
+        let mut n = n0;
+        for i in i0 + 1..xs.len() {
+            let next = n + 1.0;
+            let due = anchor + next * every - tol - next * drift - slack;
+            let early = xs[i] < due;
+            slots[i] = Some((early, next as u32));
+            if !early {
+                n = next.max(whole(xs[i], anchor));
+            }
+        }
+        Grid {
+            slots,
+            anchor,
+            every,
+        }
+    }
+
+    /// The place position `i` was due at: intervals from the anchor, the
+    /// position, and the anchor.
+    fn at(&self, i: usize) -> (u32, f64, f64) {
+        let n = self.slots.get(i).copied().flatten().map_or(0, |(_, n)| n);
+        (n, self.anchor + f64::from(n) * self.every, self.anchor)
+    }
+
+    /// Whether position `i` is earlier than the grid allows.
+    fn early(&self, i: usize) -> bool {
+        self.slots
+            .get(i)
+            .copied()
+            .flatten()
+            .is_some_and(|(early, _)| early)
+    }
 }

@@ -82,6 +82,10 @@ struct ScheduleFile {
     #[serde(default)]
     first_tolerance: Option<String>,
     #[serde(default)]
+    first_early_tolerance: Option<String>,
+    #[serde(default)]
+    drift: Option<String>,
+    #[serde(default)]
     boundary: Option<String>,
 }
 
@@ -107,6 +111,16 @@ pub struct EvalSchedule {
     pub first: Option<(String, Expr)>,
     /// Tolerance of the first position; defaults to `tolerance`.
     pub first_tolerance: Option<(String, Expr)>,
+    /// Tolerance of a first position earlier than `first`; defaults to
+    /// `first_tolerance`.
+    pub first_early_tolerance: Option<(String, Expr)>,
+    /// How much shorter than `every` each interval may be, over and over
+    /// (an implementation that evaluates every whole number of steps
+    /// rounds each interval down): the allowance of a position against
+    /// the schedule grows by this every interval. Defaults to 0 (the
+    /// schedule's places do not move: each evaluation is due at a whole
+    /// number of intervals, within `tolerance`).
+    pub drift: Option<(String, Expr)>,
     /// Positions at a multiple of this (epoch ends) are extra evaluations
     /// outside the interval schedule.
     pub boundary: Option<(String, Expr)>,
@@ -488,6 +502,14 @@ impl PolicyRules {
                             None => None,
                         },
                         first_tolerance: match s.first_tolerance {
+                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
+                            None => None,
+                        },
+                        first_early_tolerance: match s.first_early_tolerance {
+                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
+                            None => None,
+                        },
+                        drift: match s.drift {
                             Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
                             None => None,
                         },
