@@ -482,6 +482,7 @@ fn python_kwargs(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entr
     else {
         return;
     };
+    python_statements(&code[at + 3..], lineno, parents, out);
     let Some(r) = kwargs_re() else {
         return;
     };
@@ -506,6 +507,74 @@ fn python_kwargs(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entr
                 .to_string(),
         });
     }
+}
+
+/// Statements of a Python program the script runs (`python -c "..."`, a
+/// `python - <<EOF` here-document), one line of it: an attribute set to a
+/// literal (`torch.backends.cudnn.benchmark = True`) is a setting of its
+/// dotted name, and a call with a literal first argument or none
+/// (`torch.use_deterministic_algorithms(True)`,
+/// `tf.config.experimental.enable_op_determinism()`) a setting of the
+/// function's dotted name, with that argument (none: on). A plain
+/// variable, a value that is not a literal (`cudnn.benchmark = args.b`),
+/// a comparison and a call with keyword arguments first are none (the
+/// keyword arguments are read by [`python_kwargs`]).
+fn python_statements(program: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    let Some(r) = python_statement_re() else {
+        return;
+    };
+    let program = program.trim().trim_matches(['"', '\'', '\\']);
+    for stmt in program.split(';') {
+        let stmt = stmt.trim().trim_end_matches(['"', '\'', '\\', ')']).trim();
+        let stmt = if stmt.ends_with('(') || stmt.contains('(') && !stmt.ends_with(')') {
+            // The closing parenthesis was trimmed with the quote after it.
+            std::borrow::Cow::Owned(format!("{stmt})"))
+        } else {
+            std::borrow::Cow::Borrowed(stmt)
+        };
+        let Some(c) = r.captures(&stmt) else {
+            continue;
+        };
+        let Some(name) = c.get(1).map(|m| m.as_str()) else {
+            continue;
+        };
+        let value = match (c.get(2), c.get(3)) {
+            (Some(v), _) => v.as_str().trim(),
+            (None, Some(arg)) if arg.as_str().trim().is_empty() => "true",
+            (None, Some(arg)) => arg.as_str().trim(),
+            _ => continue,
+        };
+        let value = value.trim_matches(['"', '\'']);
+        let mut path = parents.to_vec();
+        path.push(name.to_string());
+        let written = path.join(".");
+        // The same setting read from the line already (a spaceless
+        // `a.b=True` is a command-line override too).
+        if out
+            .iter()
+            .rev()
+            .take_while(|e| e.line == lineno)
+            .any(|e| e.path.join(".") == written && e.value == value)
+        {
+            continue;
+        }
+        out.push(Entry {
+            line: lineno,
+            path,
+            value: value.to_string(),
+            kind: EntryKind::Key { header: false },
+            display: stmt.to_string(),
+        });
+    }
+}
+
+fn python_statement_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    // A literal: True/False/None, a number, a quoted string.
+    re(
+        &R,
+        r#"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(?:=\s*(True|False|None|true|false|[-+]?[0-9][0-9_.eE+-]*|'[^']*'|"[^"]*")|\(\s*(True|False|None|[-+]?[0-9][0-9_.eE+-]*|'[^']*'|"[^"]*"|)\s*(?:,[^()]*)?\))$"#,
+    )
 }
 
 fn kwargs_re() -> Option<&'static Regex> {
@@ -779,7 +848,7 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         }) else {
             continue;
         };
-        heredoc(&lines[i..end], i as u64, &mut out);
+        heredoc(&lines[i..end], i as u64, runs_python(line), &mut out);
         i = end + 1;
     }
     // An `if` never closed: its guard ends with the file.
@@ -932,7 +1001,7 @@ fn heredoc_word(line: &str) -> Option<&str> {
 /// The body of a here-document whose first line is line `before + 1`: a
 /// config written by the script (`cat > ds_config.json <<EOF`) is read
 /// as the JSON or YAML it is; any other body line by line, as the script.
-fn heredoc(body: &[&str], before: u64, out: &mut Vec<Entry>) {
+fn heredoc(body: &[&str], before: u64, python: bool, out: &mut Vec<Entry>) {
     let first = body
         .iter()
         .map(|l| l.trim())
@@ -953,7 +1022,24 @@ fn heredoc(body: &[&str], before: u64, out: &mut Vec<Entry>) {
     }
     for (k, line) in body.iter().enumerate() {
         shell_line(line, before + k as u64 + 1, &[], out);
+        if python {
+            python_statements(strip_comment(line), before + k as u64 + 1, &[], out);
+        }
     }
+}
+
+/// Whether the command that opens a here-document on `line` is a Python
+/// interpreter (`python - <<EOF`, `python3 <<'PY'`): its body is a program.
+fn runs_python(line: &str) -> bool {
+    let before = line.split("<<").next().unwrap_or("");
+    before
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | '$' | '|' | ';'))
+        .any(|w| {
+            let n = w.rsplit('/').next().unwrap_or(w);
+            n == "python"
+                || n.strip_prefix("python3")
+                    .is_some_and(|v| v.is_empty() || v.starts_with('.'))
+        })
 }
 
 fn indent_of(line: &str) -> usize {
@@ -1793,6 +1879,9 @@ pub fn scan(
                     // Repeatability is reported outside vendored trees only.
                     continue;
                 }
+                if s.written.as_ref().is_some_and(|w| !w.is_match(v)) {
+                    continue;
+                }
                 let active = if h.by_value {
                     !self_disabled
                 } else {
@@ -2168,6 +2257,41 @@ mod tests {
         );
         assert!(!g.iter().any(|x| x.0 == 3 && x.1 == "opt"), "{g:?}");
         assert!(!g.iter().any(|x| x.0 >= 4 && x.1 == "optimizer"), "{g:?}");
+    }
+
+    /// Statements of a Python program the script runs: attributes set to
+    /// literals and calls with a literal first argument (or none) are
+    /// settings; a plain variable or a value read from elsewhere is not.
+    #[test]
+    fn python_statements_are_settings() {
+        let sh = "python -c \"import torch; torch.backends.cudnn.benchmark = True\"\n\
+                  python -c \"import torch.backends.cudnn as cudnn; cudnn.benchmark = True\"\n\
+                  python3 -c \"import torch; torch.use_deterministic_algorithms(True, warn_only=True)\"\n\
+                  python3 -c 'import tensorflow as tf; tf.config.experimental.enable_op_determinism()'\n\
+                  python - <<'PY'\nimport torch\ntorch.backends.cudnn.deterministic = True\n\
+                  x.y = args.z\nz = 1\nprint(a.b == 2)\nPY\n\
+                  echo \"torch.backends.cudnn.benchmark = True\"\n\
+                  python -c \"torch.backends.cudnn.benchmark=True\"\n";
+        let e = parse(sh, Format::Shell);
+        let g = got(&e);
+        assert_holds(
+            &g,
+            &[
+                (1, "torch.backends.cudnn.benchmark", "True"),
+                (2, "cudnn.benchmark", "True"),
+                (3, "torch.use_deterministic_algorithms", "True"),
+                (4, "tf.config.experimental.enable_op_determinism", "true"),
+                (7, "torch.backends.cudnn.deterministic", "True"),
+            ],
+        );
+        assert!(
+            !g.iter().any(|x| x.1 == "x.y" || x.1 == "z" || x.1 == "a.b"),
+            "{g:?}"
+        );
+        // Text echoed, not run.
+        assert!(!g.iter().any(|x| x.0 == 12), "{g:?}");
+        // The spaceless form is read once.
+        assert_eq!(g.iter().filter(|x| x.0 == 13).count(), 1, "{g:?}");
     }
 
     /// A Weights & Biases config (each setting a block of `desc` and

@@ -49,6 +49,11 @@ pub struct SettingFile {
     /// The setting is on only when its value is a number at least this.
     #[serde(default)]
     pub min: Option<f64>,
+    /// The setting is on only when its value as written (not in normal
+    /// form) matches this regex: `NCCL_ALGO=Ring` pins one algorithm,
+    /// `Ring,Tree` or `^LL128` leaves the choice to NCCL.
+    #[serde(default)]
+    pub written: Option<String>,
     /// Words always in a file's text when the setting can match there
     /// (regex over the normal form), for a key pattern spanning nested keys
     /// that need not be next to each other in the text (TF_CONFIG's
@@ -85,6 +90,8 @@ pub struct Setting {
     pub code: String,
     pub severity: Severity,
     pub min: Option<f64>,
+    /// The value as written must match this ([`SettingFile::written`]).
+    pub written: Option<regex::Regex>,
     pub why: String,
     pub doc: String,
     /// `repeatable` or `not_repeatable` for a repeatability note.
@@ -271,6 +278,12 @@ impl Frameworks {
                     vp.push(value_re(v));
                     vi.push(i);
                 }
+                let written = match &s.written {
+                    Some(w) => {
+                        Some(regex::Regex::new(w).map_err(|e| format!("{where_}: written: {e}"))?)
+                    }
+                    None => None,
+                };
                 settings.push(Setting {
                     framework: stem.clone(),
                     framework_name: f.framework.clone(),
@@ -278,6 +291,7 @@ impl Frameworks {
                     code: s.code,
                     severity,
                     min: s.min,
+                    written,
                     why: s.why,
                     doc: s.doc,
                     effect: s.effect,

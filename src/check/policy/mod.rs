@@ -485,9 +485,28 @@ pub fn check_parsed_configs(
     let mut seen: BTreeSet<(String, Option<String>, String, String)> = BTreeSet::new();
     let by_path: HashMap<&str, &ImplFile> =
         files.iter().map(|f| (f.file.path.as_str(), f)).collect();
+    // A note whose setting is part of another's on the same line
+    // (`${X:-:4096:8}` inside `export X=${X:-:4096:8}`) is that one.
+    let notes: Vec<&Finding> = out.iter().filter(|x| x.code == code::POL050).collect();
+    let inner: BTreeSet<(String, Option<u64>, String)> = notes
+        .iter()
+        .filter(|a| {
+            notes.iter().any(|b| {
+                b.path == a.path
+                    && b.line == a.line
+                    && b.rule == a.rule
+                    && b.message != a.message
+                    && written_within(&a.message, &b.message)
+            })
+        })
+        .map(|a| (a.path.clone(), a.line, a.message.clone()))
+        .collect();
     out.retain(|x| {
         if x.code != code::POL050 {
             return true;
+        }
+        if inner.contains(&(x.path.clone(), x.line, x.message.clone())) {
+            return false;
         }
         let (bm, imp) = by_path
             .get(x.path.as_str())
@@ -501,6 +520,30 @@ pub fn check_parsed_configs(
         ))
     });
     out
+}
+
+/// Whether the part in which messages `a` and `b` differ is, in `a`, a
+/// part of `b`'s: two messages of one rule differ only in the setting as
+/// written, and `a`'s is within `b`'s.
+fn written_within(a: &str, b: &str) -> bool {
+    let pre = a
+        .char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or(a.len().min(b.len()), |((i, _), _)| i);
+    let suf = a
+        .chars()
+        .rev()
+        .zip(b.chars().rev())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum::<usize>()
+        .min(a.len() - pre)
+        .min(b.len() - pre);
+    let (Some(mid_a), Some(mid_b)) = (a.get(pre..a.len() - suf), b.get(pre..b.len() - suf)) else {
+        return false;
+    };
+    mid_b.contains(mid_a)
 }
 
 /// Which of `files` sit in a vendored framework tree inside their

@@ -493,30 +493,22 @@ impl PolicyRules {
                     if s.fields.is_empty() {
                         return Err(invalid(format!("{what}.fields must not be empty")));
                     }
+                    // An expression with its source text; an optional one
+                    // stays `None`.
+                    let expr = |src: String| -> Result<(String, Expr), DataError> {
+                        let e = compile(&path, &what, &src)?;
+                        Ok((src, e))
+                    };
+                    let optional = |src: Option<String>| src.map(expr).transpose();
                     Some(EvalSchedule {
                         fields: s.fields,
-                        every: (s.every.clone(), compile(&path, &what, &s.every)?),
-                        tolerance: (s.tolerance.clone(), compile(&path, &what, &s.tolerance)?),
-                        first: match s.first {
-                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
-                            None => None,
-                        },
-                        first_tolerance: match s.first_tolerance {
-                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
-                            None => None,
-                        },
-                        first_early_tolerance: match s.first_early_tolerance {
-                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
-                            None => None,
-                        },
-                        drift: match s.drift {
-                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
-                            None => None,
-                        },
-                        boundary: match s.boundary {
-                            Some(f) => Some((f.clone(), compile(&path, &what, &f)?)),
-                            None => None,
-                        },
+                        every: expr(s.every)?,
+                        tolerance: expr(s.tolerance)?,
+                        first: optional(s.first)?,
+                        first_tolerance: optional(s.first_tolerance)?,
+                        first_early_tolerance: optional(s.first_early_tolerance)?,
+                        drift: optional(s.drift)?,
+                        boundary: optional(s.boundary)?,
                     })
                 }
             };
