@@ -283,9 +283,17 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
 /// `["--name", "value"]`, `, value` in `[--name, value]`), unless it is a
 /// flag itself.
 fn list_item_after(rest: &str) -> Option<String> {
-    let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
-    let rest = rest.trim_start_matches([' ', '\t']).strip_prefix(',')?;
-    let rest = rest.trim_start_matches([' ', '\t']);
+    let closed = rest.strip_prefix(['"', '\'']);
+    let rest = closed.unwrap_or(rest);
+    let after = rest.trim_start_matches([' ', '\t']);
+    let rest = match after.strip_prefix(',') {
+        Some(r) => r.trim_start_matches([' ', '\t']),
+        // A bash array of quoted words: `( "--name" "value" )`.
+        None if closed.is_some() && after.len() < rest.len() && after.starts_with(['"', '\'']) => {
+            after
+        }
+        None => return None,
+    };
     let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
     let first = rest.chars().next()?;
     if !(first.is_ascii_alphanumeric() || first == '_' || first == '.' || first == '/') {
@@ -808,17 +816,31 @@ fn parse_shell(text: &str) -> Vec<Entry> {
     // Before the script's first command: where batch schedulers read
     // their directives.
     let mut header = true;
+    // Inside a bash array that spans lines.
+    let mut in_array = false;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
         let lineno = i as u64 + 1;
         let closes = guard_line(line, lineno, &mut ifs, &mut out);
+        let next = lines.get(i + 1).copied();
+        let opens = !in_array && opens_array(line);
         match batch_directive(line).filter(|_| header) {
             Some(command) => shell_line(&command, lineno, &[], &mut out),
-            None => match continued_value(line, lines.get(i + 1).copied()) {
+            None => match continued_value(line, next).or_else(|| {
+                (in_array || opens)
+                    .then(|| array_value(line, next))
+                    .flatten()
+            }) {
                 Some(joined) => shell_line(&joined, lineno, &[], &mut out),
                 None => shell_line(line, lineno, &[], &mut out),
             },
+        }
+        if in_array {
+            let c = strip_comment(line).trim();
+            in_array = !(c.starts_with(')') || c.ends_with(')'));
+        } else {
+            in_array = opens;
         }
         let t = line.trim_start();
         header &= t.is_empty() || t.starts_with('#');
@@ -848,7 +870,7 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         }) else {
             continue;
         };
-        heredoc(&lines[i..end], i as u64, runs_python(line), &mut out);
+        heredoc(&lines[i..end], i as u64, line, &mut out);
         i = end + 1;
     }
     // An `if` never closed: its guard ends with the file.
@@ -870,13 +892,46 @@ fn parse_shell(text: &str) -> Vec<Entry> {
 /// word alone gives no setting.
 fn continued_value(line: &str, next: Option<&str>) -> Option<String> {
     let body = line.trim_end().strip_suffix('\\')?;
-    let flag = body.split_whitespace().next_back()?;
+    next_line_value(body, next)
+}
+
+/// The same for a line of a bash array that spans lines (`ARGS=(` ...
+/// `)`), whose items need no `\\`: `--optim` then `sgd`, quoted or not.
+fn array_value(line: &str, next: Option<&str>) -> Option<String> {
+    next_line_value(strip_comment(line).trim_end(), next)
+}
+
+fn next_line_value(body: &str, next: Option<&str>) -> Option<String> {
+    let flag = body
+        .split_whitespace()
+        .next_back()?
+        .trim_matches(['"', '\'']);
     if !flag.starts_with("--") || flag.contains('=') {
         return None;
     }
     let value = next?.split_whitespace().next()?;
-    let plain = !value.starts_with(['-', '#', '\\', '|', '&', ';', '>', '<', ')']);
-    plain.then(|| format!("{body} {value}"))
+    let plain = !value
+        .trim_start_matches(['"', '\''])
+        .starts_with(['-', '#', '\\', '|', '&', ';', '>', '<', ')']);
+    let body = body.trim_end_matches(['"', '\'']);
+    let value = value.trim_matches(['"', '\'']);
+    (plain && !value.is_empty()).then(|| format!("{body} {value}"))
+}
+
+/// Whether `line` opens a bash array that goes on over the next lines
+/// (`ARGS=(`, `CMD+=( --x`, `declare -a A=(`), not closed on it.
+fn opens_array(line: &str) -> bool {
+    let c = strip_comment(line).trim();
+    let Some(at) = c.find("=(") else {
+        return false;
+    };
+    let name = c[..at].trim_end_matches('+');
+    let name = name.rsplit(char::is_whitespace).next().unwrap_or(name);
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        && !c[at..].contains(')')
 }
 
 fn guard_entry(kind: EntryKind, line: u64, value: String, display: &str) -> Entry {
@@ -1001,7 +1056,12 @@ fn heredoc_word(line: &str) -> Option<&str> {
 /// The body of a here-document whose first line is line `before + 1`: a
 /// config written by the script (`cat > ds_config.json <<EOF`) is read
 /// as the JSON or YAML it is; any other body line by line, as the script.
-fn heredoc(body: &[&str], before: u64, python: bool, out: &mut Vec<Entry>) {
+fn heredoc(body: &[&str], before: u64, opener: &str, out: &mut Vec<Entry>) {
+    let python = runs_python(opener);
+    if let Some(format) = heredoc_target(opener).and_then(|t| embedded_format(t, &[])) {
+        out.extend(embedded(body, format, before, &[]));
+        return;
+    }
     let first = body
         .iter()
         .map(|l| l.trim())
@@ -1042,6 +1102,70 @@ fn runs_python(line: &str) -> bool {
         })
 }
 
+/// The format of a file a block scalar or a here-document holds: by the
+/// name it is written under (`ds_config.json: |`, `cat > t.toml <<EOF`),
+/// else JSON when its text opens with `{`. `None`: read as a script.
+fn embedded_format(name: &str, body: &[&str]) -> Option<Format> {
+    let name = name.trim_matches(['"', '\'']);
+    let by_name = name
+        .rsplit('/')
+        .next()
+        .filter(|n| n.contains('.'))
+        .map(|n| by_extension(&n.to_lowercase()))
+        .filter(|f| *f != Format::Shell);
+    by_name.or_else(|| {
+        body.iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty())
+            .filter(|l| l.starts_with('{'))
+            .map(|_| Format::Json)
+    })
+}
+
+/// The settings of a file held in `body` (lines after line `before`),
+/// under key path `parents`.
+fn embedded(body: &[&str], format: Format, before: u64, parents: &[String]) -> Vec<Entry> {
+    let cut = body
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l))
+        .min()
+        .unwrap_or(0);
+    let text: Vec<&str> = body.iter().map(|l| l.get(cut..).unwrap_or("")).collect();
+    parse(&text.join("\n"), format)
+        .into_iter()
+        .map(|mut e| {
+            e.line += before;
+            if !parents.is_empty() && !e.path.is_empty() {
+                let mut path = parents.to_vec();
+                path.append(&mut e.path);
+                e.path = path;
+            }
+            e
+        })
+        .collect()
+}
+
+/// The file a here-document opened on `line` is written to (`cat >
+/// ds.json <<EOF`, `tee t.toml <<EOF`, `cat <<EOF > c.yaml`).
+fn heredoc_target(line: &str) -> Option<&str> {
+    let code = strip_comment(line);
+    let words: Vec<&str> = code.split_whitespace().collect();
+    words.iter().enumerate().find_map(|(k, w)| {
+        let after = |p: &str| (k > 0 && words[k - 1] == p).then_some(*w);
+        let t = w
+            .strip_prefix(">>")
+            .or_else(|| w.strip_prefix('>'))
+            .filter(|t| !t.is_empty())
+            .or_else(|| after(">"))
+            .or_else(|| after(">>"))
+            .or_else(|| after("tee"))
+            .or_else(|| after("-a").filter(|_| k > 1 && words[k - 2] == "tee"))?;
+        let t = t.trim_matches(['"', '\'']);
+        (!t.starts_with("<<") && !t.starts_with('&')).then_some(t)
+    })
+}
+
 fn indent_of(line: &str) -> usize {
     line.len() - line.trim_start_matches([' ', '\t']).len()
 }
@@ -1056,8 +1180,14 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
     // block has had: a block of one word is the key's value (`kvstore: >-`
     // then `dist_async`).
     let mut block_key: Option<(usize, usize)> = None;
-    for (i, raw) in text.lines().enumerate() {
+    // A block scalar read as the file it holds: its lines are skipped.
+    let mut skip_to = 0;
+    let all: Vec<&str> = text.lines().collect();
+    for (i, raw) in all.iter().copied().enumerate() {
         let lineno = i as u64 + 1;
+        if i < skip_to {
+            continue;
+        }
         let indent = indent_of(raw);
         if let Some(bi) = block {
             if raw.trim().is_empty() || indent > bi {
@@ -1145,13 +1275,41 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                     aliases.copy(v, &at, &mut out);
                 }
                 if is_block {
-                    block = Some(indent);
-                    block_key = Some((out.len() - 1, 0));
+                    let end = all[i + 1..]
+                        .iter()
+                        .position(|l| !l.trim().is_empty() && indent_of(l) <= indent)
+                        .map_or(all.len(), |k| i + 1 + k);
+                    let body = &all[i + 1..end];
+                    match embedded_format(&k, body) {
+                        // A file held in a block (a ConfigMap's
+                        // `ds_config.json: |`): read as what it is.
+                        Some(format) => {
+                            let mut at = parents.clone();
+                            at.push(k.clone());
+                            out.extend(embedded(body, format, lineno, &at));
+                            skip_to = end;
+                        }
+                        None => {
+                            block = Some(indent);
+                            block_key = Some((out.len() - 1, 0));
+                        }
+                    }
                 }
                 if v.starts_with('{') && v.ends_with('}') {
                     let mut at = parents.clone();
                     at.push(k.clone());
                     flow_map(v, &at, lineno, 0, &mut out);
+                } else if let Some(inner) = v.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+                    // A flow sequence of flow maps (`env: [{name: X, value:
+                    // "1"}]`): each map's keys sit under the sequence's key.
+                    let mut at = parents.clone();
+                    at.push(k.clone());
+                    for item in top_level_items(inner) {
+                        let item = item.trim();
+                        if item.starts_with('{') && item.ends_with('}') {
+                            flow_map(item, &at, lineno, 0, &mut out);
+                        }
+                    }
                 } else if let Some(json) = json {
                     let mut at = parents.clone();
                     at.push(k.clone());
@@ -1169,6 +1327,10 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 let content = aliased.as_deref().unwrap_or(content);
                 let item = unquote(content);
                 let assign = shell_assign(item);
+                if content.starts_with('{') && content.ends_with('}') {
+                    // A flow map as a list item (`- {name: X, value: "1"}`).
+                    flow_map(content, &parents, lineno, 0, &mut out);
+                }
                 if assign.is_none() {
                     // (`- NAME=value` is the variable's setting, not a word
                     // listed under the key: its value may switch it off.)
@@ -2257,6 +2419,83 @@ mod tests {
         );
         assert!(!g.iter().any(|x| x.0 == 3 && x.1 == "opt"), "{g:?}");
         assert!(!g.iter().any(|x| x.0 >= 4 && x.1 == "optimizer"), "{g:?}");
+    }
+
+    /// A file held in a YAML block scalar or written by a here-document
+    /// is read as the format its name says (a ConfigMap's JSON, a TOML
+    /// written by a run script), or as JSON when it opens with `{`.
+    #[test]
+    fn embedded_files_by_their_names() {
+        let y = "kind: ConfigMap\ndata:\n  ds_config.json: |\n    {\n      \"optimizer\": {\"type\": \"OneBitAdam\"}\n    }\n  run.sh: |\n    python t.py --lr 1\nafter: 1\n";
+        let g = got(&parse(y, Format::Yaml));
+        assert_holds(
+            &g,
+            &[
+                (5, "data.ds_config.json.optimizer.type", "OneBitAdam"),
+                (9, "after", "1"),
+            ],
+        );
+        let sh = "cat > job.toml <<EOF\n[fault_tolerance]\nsemi_sync_method = \"diloco\"\nEOF\n\
+                  tee -a c.yaml <<'EOF'\noptim:\n  name: lamb\nEOF\nB=2\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert_holds(
+            &g,
+            &[
+                (3, "fault_tolerance.semi_sync_method", "diloco"),
+                (7, "optim.name", "lamb"),
+                (9, "B", "2"),
+            ],
+        );
+    }
+
+    /// Kubernetes `env` lists written as flow maps give each variable its
+    /// value, as the block form does.
+    #[test]
+    fn flow_map_env_items() {
+        for (y, line) in [
+            (
+                "env: [{name: DGXNGPU, value: \"8\"}, {name: BYTEPS_ENABLE_ASYNC, value: \"1\"}]\n",
+                1,
+            ),
+            (
+                "spec:\n  env:\n    - {name: BYTEPS_ENABLE_ASYNC, value: \"1\"}\n",
+                3,
+            ),
+        ] {
+            let g = got(&parse(y, Format::Yaml));
+            assert!(
+                g.iter()
+                    .any(|x| x.0 == line && x.1.ends_with("env.BYTEPS_ENABLE_ASYNC") && x.2 == "1"),
+                "{g:?}"
+            );
+        }
+    }
+
+    /// Bash arrays: quoted words (`( "--optim" "sgd" )`) and items over
+    /// several lines with no `\\` give each flag its value.
+    #[test]
+    fn bash_array_flags() {
+        let sh = "declare -a A=(\"--optim\" \"sgd\" \"--bf16\")\n\
+                  CMD=( 'torchrun' '--kv-store' 'dist_async' )\n\
+                  ARGS=(\n  --bf16\n  --optim\n  adafactor\n  \"--kv-store\"\n  \"dist_async\"\n)\n\
+                  --lr\n0.1\n\
+                  echo \"--x\" \"--y\"\n";
+        let e = parse(sh, Format::Shell);
+        let g = got_where(&e, |x| x.kind == EntryKind::Flag);
+        assert_holds(
+            &g,
+            &[
+                (1, "optim", "sgd"),
+                (2, "kv-store", "dist_async"),
+                (5, "optim", "adafactor"),
+                (7, "kv-store", "dist_async"),
+            ],
+        );
+        // Outside an array, a flag alone on its line takes no value from the
+        // next one; a flag is no flag's value.
+        assert!(!g.iter().any(|x| x.1 == "lr" && x.2 == "0.1"), "{g:?}");
+        assert!(!g.iter().any(|x| x.1 == "x" && x.2 == "--y"), "{g:?}");
+        assert!(!g.iter().any(|x| x.1 == "bf16" && !x.2.is_empty()), "{g:?}");
     }
 
     /// Statements of a Python program the script runs: attributes set to
