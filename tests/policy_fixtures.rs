@@ -830,6 +830,19 @@ fn a_config_against_the_log_of_its_own_run() {
     // A learning rate given per 2048 samples, which the run scales by its
     // global batch (Google's TF DLRM): the same setting.
     assert_eq!(pol008("per_samples"), Vec::<(String, u64)>::new());
+    // A folder named after the system with more after it is the system's
+    // (AMD's <SYSTEM>_llama2_70b); its one config script's LR overrides the
+    // YAML's ${oc.env:LR,...} default; test data is no run's config.
+    let sfx = "benchmarks/retinanet/implementations/example_system_retinanet/";
+    let log = "results/example_system/retinanet/result_0.txt".to_string();
+    assert_eq!(
+        pol008("suffixed"),
+        vec![
+            (format!("{sfx}config_example_system.sh"), 6),
+            (format!("{sfx}train.yaml"), 2),
+            (log, 15),
+        ]
+    );
     let got = pol008("contradict");
     let cfg = "benchmarks/retinanet/implementations/example_system/";
     let mut want: Vec<(String, u64)> = vec![

@@ -6,7 +6,8 @@
 //! The link (also in `mlaudit rules explain POL008`): the logs of
 //! `results/<SYSTEM>/<bm>/` are the runs of the configs under
 //! `benchmarks/<bm>/` (or `benchmark/<bm>/`) that sit in a folder named
-//! `<SYSTEM>` (compared ignoring case, `-` the same as `_`): NVIDIA's
+//! `<SYSTEM>` (compared ignoring case, `-` the same as `_`), alone or with
+//! more after it (AMD's `<SYSTEM>_llama2_70b`): NVIDIA's
 //! `benchmarks/bert/implementations/<SYSTEM>/config_*.sh`. When no config
 //! of the benchmark sits in such a folder and the package has one system
 //! for the benchmark, every config of the benchmark is linked to it.
@@ -37,6 +38,10 @@ pub struct ConfigLogFile {
     relative_tolerance: f64,
     /// Top-level keys that mark a config saved with a checkpoint.
     checkpoint_keys: Vec<String>,
+    /// Folders (patterns, lower case, `*` any run) whose configs are no
+    /// run's: test data and checkpoints saved with a framework's tests.
+    #[serde(default)]
+    unlinked_folders: Vec<String>,
     hyperparameters: Vec<HyperFile>,
 }
 
@@ -128,6 +133,7 @@ pub struct ConfigLog {
     items: Mappings,
     tolerance: f64,
     checkpoint_keys: Vec<String>,
+    unlinked_folders: Vec<String>,
 }
 
 impl ConfigLog {
@@ -176,6 +182,18 @@ impl ConfigLog {
             items: mappings(items),
             tolerance: t,
             checkpoint_keys: file.checkpoint_keys,
+            unlinked_folders: file.unlinked_folders,
+        })
+    }
+
+    /// Whether the config at `path` sits in a folder whose configs are no
+    /// run's ([`ConfigLogFile::unlinked_folders`]).
+    pub(super) fn unlinked(&self, path: &str) -> bool {
+        folders(path).iter().any(|d| {
+            let d = d.to_ascii_lowercase();
+            self.unlinked_folders
+                .iter()
+                .any(|p| super::signals::wildcard(p, &d))
         })
     }
 
@@ -419,6 +437,16 @@ pub(super) fn unanswered_by_precedence<'a>(
 
 /// Whether a folder and a system are named alike (case, `-` and `_` do
 /// not count).
+/// Whether folder `dir` is named after system `s`: the same name (case,
+/// `-` and `_` do not count), or that name then `_` or `-` and more.
+pub(super) fn named_after(dir: &str, s: &str) -> bool {
+    same_name(dir, s)
+        || (dir.len() > s.len()
+            && dir.is_char_boundary(s.len())
+            && same_name(&dir[..s.len()], s)
+            && matches!(dir.as_bytes()[s.len()], b'_' | b'-'))
+}
+
 pub(super) fn same_name(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes().zip(b.bytes()).all(|(x, y)| {
@@ -488,12 +516,27 @@ pub fn check(
         let mine: Vec<usize> = files
             .iter()
             .enumerate()
-            .filter(|&(i, f)| f.benchmark == *bm && !parsed.vendored(i))
+            .filter(|&(i, f)| {
+                f.benchmark == *bm
+                    && !parsed.vendored(i)
+                    && !rules.config_log.unlinked(&f.file.path)
+            })
             .map(|(i, _)| i)
             .collect();
         if mine.is_empty() {
             continue;
         }
+        // A folder is a system's when it is named after it, alone or with
+        // more after it (AMD's `MI350X_EPYC_9575F_pytorch_llama2_70b` is
+        // system `MI350X_EPYC_9575F_pytorch`'s); of two systems whose names
+        // it starts with, the longer one's.
+        let owner = |d: &str| -> Option<&str> {
+            all_systems
+                .iter()
+                .copied()
+                .filter(|s| named_after(d, s))
+                .max_by_key(|s| s.len())
+        };
         for (system, runs) in systems {
             let mut linked: Vec<usize> = mine
                 .iter()
@@ -501,7 +544,7 @@ pub fn check(
                 .filter(|&i| {
                     folders(&files[i].file.path)
                         .iter()
-                        .any(|d| same_name(d, system))
+                        .any(|d| owner(d).is_some_and(|o| same_name(o, system)))
                 })
                 .collect();
             if linked.is_empty() && systems.len() == 1 {
@@ -517,7 +560,7 @@ pub fn check(
                     !linked.contains(&i)
                         && !folders(&files[i].file.path)
                             .iter()
-                            .any(|d| all_systems.iter().any(|s| same_name(d, s)))
+                            .any(|d| owner(d).is_some())
                 })
                 .collect();
             links.push((bm, runs.as_slice(), linked, rest));
@@ -543,6 +586,13 @@ pub fn check(
     crate::finding::sort_findings(&mut out);
     out.dedup();
     out
+}
+
+/// Whether the file at `path` is a run's config script (`config_*.sh`,
+/// NVIDIA's and AMD's convention: the one `run_and_time.sh` sources).
+fn is_config_script(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    name.starts_with("config") && name.ends_with(".sh")
 }
 
 /// How a setting's variables become values: [`interpolate::expand`]
@@ -571,9 +621,25 @@ fn settings_with(
     others: &[&[Entry]],
     expand: Expand,
 ) -> BTreeMap<String, Vec<Set>> {
+    // The one config script of the run (`config_<system>.sh`), when the
+    // configs hold one only: what it assigns is the run's, and a default
+    // of the same variable elsewhere (`${oc.env:LR,0.0004}` in the YAML it
+    // feeds) is no value of the run. With several (one per scale), the run
+    // sourced one of them, and a default may be the value of another's run.
+    let scripts: Vec<&[Entry]> = parsed
+        .iter()
+        .filter(|(f, _)| is_config_script(&f.file.path))
+        .map(|(_, e)| *e)
+        .collect();
+    let mut sole = Env::default();
+    if let [only] = scripts.as_slice() {
+        sole.add_where(only, |x| !configs::is_default(x));
+    }
     let mut env = Env::default();
     for (_, e) in parsed {
-        env.add(e);
+        env.add_where(e, |x| {
+            !configs::is_default(x) || x.path.last().is_some_and(|k| !sole.assigns(k))
+        });
     }
     let mut elsewhere = Env::default();
     for e in others {
@@ -612,7 +678,11 @@ fn settings_with(
             if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
                 continue;
             }
-            if configs::is_default(e) && e.path.last().is_some_and(|k| elsewhere.assigns(k)) {
+            if configs::is_default(e)
+                && e.path
+                    .last()
+                    .is_some_and(|k| elsewhere.assigns(k) || sole.assigns(k))
+            {
                 continue;
             }
             let key_n: String = e
@@ -718,7 +788,7 @@ fn contradictions(
     runs: &[&RunLog],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let sets = settings_with(rules, parsed, others, interpolate::expand);
+    let sets = settings_with(rules, parsed, others, interpolate::expand_assigned);
     if sets.is_empty() {
         return out;
     }
@@ -923,6 +993,7 @@ mod tests {
             let e = ConfigLog::new(ConfigLogFile {
                 relative_tolerance: 1e-6,
                 checkpoint_keys: Vec::new(),
+                unlinked_folders: Vec::new(),
                 hyperparameters: vec![HyperFile {
                     mllog: vec!["opt_base_learning_rate".into()],
                     key: "learning_rate".into(),
@@ -951,9 +1022,17 @@ mod tests {
         let c = ConfigLog::new(ConfigLogFile {
             relative_tolerance: 1e-6,
             checkpoint_keys: Vec::new(),
+            unlinked_folders: vec!["test_data".into()],
             hyperparameters: Vec::new(),
         })
         .expect("compiles");
+        assert!(c.unlinked("P/benchmarks/t/implementations/s/t/test_data/c/hparams.json"));
+        assert!(!c.unlinked("P/benchmarks/t/implementations/s/config.sh"));
+        assert!(named_after(
+            "MI350X_EPYC_pytorch_llama2_70b",
+            "mi350x_epyc_pytorch"
+        ));
+        assert!(!named_after("MI350X_EPYC_pytorchx", "MI350X_EPYC_pytorch"));
         assert!(c.agrees("0.00096", &serde_json::json!(0.00096)));
         assert!(c.agrees("1e-4", &serde_json::json!(0.0001)));
         assert!(!c.agrees("0.001", &serde_json::json!(0.002)));

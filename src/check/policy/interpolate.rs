@@ -519,5 +519,11 @@ mod tests {
             expand_assigned("${oc.env:Y}", &e, &none),
             vec!["${oc.env:Y}"]
         );
+        let mut lr = Env::default();
+        lr.insert("LR", "0.0005");
+        assert_eq!(
+            expand_assigned("${oc.decode:${oc.env:LR,0.0004}}", &lr, &none),
+            vec!["0.0005"]
+        );
     }
 }

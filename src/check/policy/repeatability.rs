@@ -115,7 +115,7 @@ fn of_system(
     let owner = |d: &str| -> Option<&str> {
         std::iter::once(system)
             .chain(systems.iter().map(String::as_str))
-            .filter(|s| named_after(d, s))
+            .filter(|s| super::config_log::named_after(d, s))
             .max_by_key(|s| s.len())
     };
     let named = |f: &ImplFile, s: &str| {
@@ -143,16 +143,6 @@ fn of_system(
         })
         .cloned()
         .collect()
-}
-
-/// Whether folder `dir` is named after system `s`: the same name (case,
-/// `-` and `_` do not count), or that name then `_` or `-` and more.
-fn named_after(dir: &str, s: &str) -> bool {
-    super::config_log::same_name(dir, s)
-        || (dir.len() > s.len()
-            && dir.is_char_boundary(s.len())
-            && super::config_log::same_name(&dir[..s.len()], s)
-            && matches!(dir.as_bytes()[s.len()], b'_' | b'-'))
 }
 
 /// The names of the folders of `<pkg>/results/`: the package's systems.
