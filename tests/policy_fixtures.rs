@@ -416,6 +416,25 @@ fn disclosure_6x() {
     let mut bf16 = keys.to_vec();
     bf16[2].1 = "\"bfloat16\"";
     assert!(run("6.1.0", bm, Some("closed"), &log(&bf16)).is_empty());
+    // Before 6.0 the key is not required, but a logger may give it: int8
+    // or fp8 communication still deserves a look (and nothing is missing).
+    for round in ["5.1.0", "4.1.0"] {
+        let f = run(
+            round,
+            Some("bert"),
+            Some("closed"),
+            &log(&[("lowest_numerical_precision_in_comm", "\"int8\"")]),
+        );
+        assert!(has(&f, "POL021", Severity::Warning), "{round}: {f:#?}");
+        assert!(!has(&f, "POL020", Severity::Note), "{round}: {f:#?}");
+        let f = run(
+            round,
+            Some("bert"),
+            Some("closed"),
+            &log(&[("lowest_numerical_precision_in_comm", "\"bfloat16\"")]),
+        );
+        assert!(!f.iter().any(|x| x.code == "POL021"), "{round}: {f:#?}");
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The precision and parallelism disclosure keys of training 6.x
 //! (policies#592): missing keys where the compliance pack does not require
-//! them yet (POL020), and low-precision communication (POL021).
+//! them yet (POL020), and low-precision communication (POL021), which a
+//! logger of any round may state.
 
 use super::{LogFacts, PolicyRules};
 use crate::finding::code;

@@ -113,9 +113,16 @@ pub(super) fn check(
     let opt_name_line = facts.first.get("opt_name").map(|(_, l)| *l);
     let mut optimizers: Vec<Finding> = Vec::new();
     let mut settings: Vec<(u64, usize, String)> = Vec::new();
+    // Signal families inside a logged object (`"ddp_config": {...,
+    // "gradient_compression": "int8"}`): the record's own key and value
+    // are matched as it streams by; what the object holds only here.
+    let mut nested: Vec<(u64, usize, String, String)> = Vec::new();
     for h in hits {
         match &h.kind {
             HitKind::Setting(i) => settings.push((h.line, *i, h.display)),
+            HitKind::Family(i) if !h.display.starts_with("MLLOG key '") => {
+                nested.push((h.line, *i, h.display, h.word))
+            }
             HitKind::Optimizer(mllog) if Some(h.line) != opt_name_line => {
                 if let Some(f) = optimizer_finding(rules, path, bm, mllog, &h) {
                     optimizers.push(f);
@@ -172,6 +179,28 @@ pub(super) fn check(
             )
         })
         .collect();
+    for (line, i, display, word) in nested {
+        let Some(f) = rules.signals.families.get(i) else {
+            continue;
+        };
+        if out.iter().any(|x| x.line == Some(line)) {
+            continue;
+        }
+        out.push(
+            Finding::new(
+                &f.code,
+                crate::finding::Severity::Warning,
+                path,
+                format!(
+                    "possible {}: {display} in a logged object (matches '{word}')",
+                    f.title
+                ),
+            )
+            .at_line(Some(line))
+            .with_help(rules.help(&f.code))
+            .with_rule(rules.signal_rule(&f.name)),
+        );
+    }
     out.extend(optimizers);
     out
 }
@@ -215,6 +244,29 @@ fn optimizer_finding(
 mod tests {
     use super::*;
     use crate::check::policy::test_support::{facts, rules};
+
+    /// A signal family inside a logged object (a DDP config a run logs)
+    /// is a warning at the record's line; the same object with the
+    /// technique off, or allowed values, is quiet.
+    #[test]
+    fn families_inside_logged_objects() {
+        let r = rules();
+        let on = facts(&[(
+            "ddp_config",
+            serde_json::json!({"grad_reduce_in_fp32": false, "gradient_compression": "int8"}),
+        )]);
+        let f = check(&r, "result_0.txt", &on, None);
+        assert!(
+            f.iter()
+                .any(|x| x.code == "POL014" && x.message.contains("in a logged object")),
+            "{f:#?}"
+        );
+        let off = facts(&[(
+            "ddp_config",
+            serde_json::json!({"grad_reduce_in_fp32": false, "gradient_compression": "none", "bucket_cap_mb": 25}),
+        )]);
+        assert!(check(&r, "result_0.txt", &off, None).is_empty());
+    }
 
     /// Logged settings the framework data knows are found at their line;
     /// allowed neighbours, standard keys and switched-off values are not.
