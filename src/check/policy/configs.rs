@@ -657,8 +657,12 @@ fn overrides(
     // (`    model.optim.weight_decay=0.01 \`).
     let mut words = code.split_whitespace();
     let first = words.next().filter(|w| {
-        w.split_once('=')
-            .is_some_and(|(k, _)| k.contains('.') && !k.starts_with('-'))
+        w.split_once('=').is_some_and(|(k, v)| {
+            (k.contains('.') && !k.starts_with('-'))
+                // The line's own assignment, whose quoted value opens with
+                // an argument (`OPTIMIZER_CONF="optim@model.optim=lamb"`).
+                || (assigned == Some(k) && v.trim_start_matches(['"', '\'']).contains('='))
+        })
     });
     for word in first.into_iter().chain(words) {
         let word = word.trim_matches(|c: char| matches!(c, '"' | '\'' | '(' | ')' | ';' | '\\'));
@@ -707,7 +711,8 @@ fn assignment(
         return;
     }
     let value = value.trim_matches(['"', '\'']);
-    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    // (`@` places a Hydra config group: `optim@model.optim=lamb`.)
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '@');
     if value.is_empty()
         || value.starts_with('=')
         || !key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -2469,6 +2474,15 @@ mod tests {
                 "{g:?}"
             );
         }
+    }
+
+    /// A variable whose quoted value is one Hydra override, with a config
+    /// group placed by `@`, gives the override's setting.
+    #[test]
+    fn hydra_group_override_in_a_variable() {
+        let sh = "OPTIMIZER_CONF=\"optim@model.optim=lamb\"\npython t.py ${OPTIMIZER_CONF}\nA=b\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert_holds(&g, &[(1, "optim@model.optim", "lamb"), (3, "A", "b")]);
     }
 
     /// Bash arrays: quoted words (`( "--optim" "sgd" )`) and items over
