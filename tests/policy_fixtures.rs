@@ -581,6 +581,13 @@ fn eval_schedule_grid() {
     // A dropped evaluation, then an extra one between two due: a warning.
     let f = lora("8", &[1536, 2304, 2496, 2688, 3072]);
     only(&f, Severity::Warning);
+    // The first evaluation on its place, the second half an interval after
+    // it (where the run converged): early, though the first is not late.
+    let f = lora("8", &[1536, 1728]);
+    only(&f, Severity::Warning);
+    // ... and one extra evaluation there, the schedule kept after it.
+    let f = lora("8", &[1536, 1728, 1920, 2304]);
+    only(&f, Severity::Warning);
     // FLUX.1: one evaluation a step late, the next where it was due: the
     // short interval after it is a note.
     let f = samples("flux1", "1152", &[262656, 527616, 787968, 1050624]);

@@ -1882,6 +1882,21 @@ pub fn scan(
         };
         let k = normalize(k);
         let Some(stem) = switched(&k, m) else {
+            // A technique switched off by its own name (Fleet's `localsgd:
+            // false` beside its `localsgd_configs { k_steps: 4 }`): the
+            // settings named after it do nothing. Only a plain false, not
+            // `none` (`compression: none` beside `compression_type`).
+            let plain_off = matches!(
+                e.value
+                    .trim()
+                    .trim_matches(['"', '\''])
+                    .to_ascii_lowercase()
+                    .as_str(),
+                "false" | "0" | "no" | "off"
+            );
+            if !refers && plain_off && !k.is_empty() {
+                off_prefixes.push((parent, format!("{k}_")));
+            }
             continue;
         };
         let values = match e.path.last() {

@@ -142,10 +142,17 @@ pub fn check(
         .filter(|_| want.is_none())
         .filter(|(x, _, _)| *x > slack && *x < every - tol - slack)
         .copied();
-    let grid = Grid::new(&pos, every, tol, drift, slack, want.map(|(_, w)| w));
     // The first interval may round to a step boundary at both ends of the
     // skipped evaluations: it gets the first position's tolerance.
     let first_gap_tol = first_tol.unwrap_or(tol).max(tol);
+    let grid = Grid::new(
+        &pos,
+        every,
+        tol,
+        drift,
+        slack,
+        want.map(|(_, w)| (w, first_gap_tol)),
+    );
     let bad: Vec<Gap> = pos
         .windows(2)
         .enumerate()
@@ -300,7 +307,7 @@ impl Grid {
         tol: f64,
         drift: f64,
         slack: f64,
-        want: Option<f64>,
+        want: Option<(f64, f64)>,
     ) -> Grid {
         let xs: Vec<f64> = pos.iter().map(|p| p.0).collect();
         let mut slots = vec![None; xs.len()];
@@ -310,7 +317,15 @@ impl Grid {
         // grid starts at the second evaluation, or where it was due when it
         // came later. Without one, the schedule counts from 0.
         let start = match want {
-            Some(w) if xs.len() >= 2 => {
+            // The second evaluation before the rules' first place and one
+            // interval (less the first interval's tolerance) is an extra
+            // one: early, and it takes no place; counting starts where the
+            // second was due.
+            Some((w, t1)) if xs.len() >= 2 && xs[1] < w + every - t1 - slack => {
+                slots[1] = Some((true, 1));
+                Some((1, xs[0].max(w) + every, -1.0))
+            }
+            Some((w, _)) if xs.len() >= 2 => {
                 let due = xs[0].max(w) + every;
                 let anchor = xs[1].min(due);
                 Some((1, anchor, whole(xs[1], anchor)))
@@ -330,7 +345,7 @@ impl Grid {
             let next = n + 1.0;
             let due = anchor + next * every - tol - next * drift - slack;
             let early = xs[i] < due;
-            slots[i] = Some((early, next as u32));
+            slots[i] = Some((early, next.max(0.0) as u32));
             if !early {
                 n = next.max(whole(xs[i], anchor));
             }
