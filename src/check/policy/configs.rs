@@ -332,6 +332,14 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
         let mut path = parents.to_vec();
         path.push(k.to_string());
         let t = value.trim();
+        // An unquoted value is cut at its first blank; a `.env` file's
+        // `TF_CONFIG={"cluster": ...}` is the rest of the line.
+        let raw = v.trim();
+        let t = if !t.ends_with('}') && raw.starts_with('{') && raw.ends_with('}') {
+            raw
+        } else {
+            t
+        };
         if t.starts_with('{') && t.ends_with('}') {
             // JSON held in a shell variable (TF_CONFIG='{"cluster": ...}').
             json_entries(t, &path, lineno.saturating_sub(1), out);
@@ -2498,6 +2506,18 @@ mod tests {
         let sh = "OPTIMIZER_CONF=\"optim@model.optim=lamb\"\npython t.py ${OPTIMIZER_CONF}\nA=b\n";
         let g = got(&parse(sh, Format::Shell));
         assert_holds(&g, &[(1, "optim@model.optim", "lamb"), (3, "A", "b")]);
+    }
+
+    /// JSON held unquoted in a `.env` line is the rest of the line.
+    #[test]
+    fn unquoted_json_in_an_env_line() {
+        let sh = "TF_CONFIG={\"cluster\": {\"ps\": [\"h:1\"]}, \"task\": {\"type\": \"worker\"}}\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert!(
+            g.iter()
+                .any(|x| x.1 == "TF_CONFIG.task.type" && x.2 == "worker"),
+            "{g:?}"
+        );
     }
 
     /// Bash arrays: quoted words (`( "--optim" "sgd" )`) and items over
