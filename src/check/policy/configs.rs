@@ -1902,7 +1902,10 @@ pub fn scan(
                     .as_str(),
                 "false" | "0" | "no" | "off"
             );
-            if !refers && plain_off && !k.is_empty() {
+            // (Only a name the signal families know: most keys switched
+            // off are nothing of the kind, and every prefix kept is tried
+            // on every setting of the file.)
+            if !refers && plain_off && !k.is_empty() && m.match_normalized(&k).is_some() {
                 off_prefixes.push((parent, format!("{k}_")));
             }
             continue;
