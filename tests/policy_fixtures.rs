@@ -637,6 +637,64 @@ fn eval_schedule_grid() {
     only(&dlrm(0.0492), Severity::Warning);
 }
 
+/// Evaluations after the one that met the quality target (as the
+/// compliance rules find it) cannot have stopped the clock: an extra one a
+/// step after it is outside the schedule. Before the target, the same
+/// short interval is a warning. Checked through `mlaudit check`, where
+/// the compliance rules and the policy read the log in one pass.
+#[test]
+fn evaluations_after_the_target_are_not_the_schedules() {
+    let bin = env!("CARGO_BIN_EXE_mlaudit");
+    let pol030 = |values: &[(u64, &str)]| -> Vec<(String, u64)> {
+        let mut t = log(&[
+            ("submission_benchmark", "\"llama31_8b\""),
+            CLOSED,
+            ("global_batch_size", "32"),
+        ]);
+        for (p, v) in values {
+            t.push_str(&rec("eval_accuracy", v, &format!("\"samples_count\": {p}")));
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("result_0.txt");
+        std::fs::write(&p, t).expect("write");
+        let out = std::process::Command::new(bin)
+            .args(["check", "--ruleset", "5.1.0", "--format", "json"])
+            .arg(&p)
+            .output()
+            .expect("mlaudit runs");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        j["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["code"] == "POL030")
+            .map(|f| {
+                (
+                    f["severity"].as_str().unwrap_or_default().to_string(),
+                    f["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    // The target (3.3) met at 36864; one more evaluation a step later.
+    let after = [
+        (12288, "3.5"),
+        (24576, "3.4"),
+        (36864, "3.2"),
+        (36928, "3.1"),
+    ];
+    assert_eq!(pol030(&after), vec![]);
+    // The same positions, the target met only at the last: the short
+    // interval could have stopped the clock.
+    let before = [
+        (12288, "3.5"),
+        (24576, "3.4"),
+        (36864, "3.35"),
+        (36928, "3.2"),
+    ];
+    assert_eq!(pol030(&before), vec![("warning".to_string(), 7)]);
+}
+
 /// Issue 16, item 5: repeatability settings of a package's configs are
 /// notes of the report's own section (JSON `repeatability[]`, text), never
 /// findings and never a verdict; `repeat` lists them when runs differ.

@@ -354,7 +354,7 @@ fn check_tree(
                 let mut collectors = Collectors::new(rules, opts, *dir);
                 let mut log =
                     rules::check_file_observed(&rules.compliance, &f.fs, &f.path, &mut collectors);
-                let pass = collectors.finish(rules, f, *dir, division);
+                let pass = collectors.finish(rules, f, *dir, division, log.target_met_at);
                 let own = std::mem::take(&mut log.findings);
                 if !own.is_empty() {
                     let mut listed = listed.lock().unwrap_or_else(|e| e.into_inner());
@@ -661,6 +661,7 @@ impl<'a> Collectors<'a> {
         f: &FileRef,
         dir: Option<&BenchmarkDir>,
         division: Option<&str>,
+        target_met_at: Option<u64>,
     ) -> OnePass {
         let shown = std::path::Path::new(&f.path);
         let read = self
@@ -690,7 +691,8 @@ impl<'a> Collectors<'a> {
         let mut logged = None;
         let mut policy = match (rules.policy.as_ref(), self.pol, read) {
             (Some(p), Some(c), Ok(_)) => {
-                let facts = c.finish();
+                let mut facts = c.finish();
+                facts.target_met_at = target_met_at;
                 // Open-division runs may change what the configs set.
                 let closed = division != Some("open");
                 logged = dir.filter(|_| closed).map(|d| policy::config_log::RunLog {

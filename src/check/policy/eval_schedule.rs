@@ -43,6 +43,11 @@ pub fn check(
     // ranks that all log) count once.
     let mut pos: Vec<(f64, u64, &str)> = Vec::new();
     for (meta, line) in &facts.evals {
+        // Evaluations after the one that met the quality target cannot
+        // have stopped the clock (the run was over): not the schedule's.
+        if facts.target_met_at.is_some_and(|t| *line > t) {
+            break;
+        }
         let found = sch.fields.iter().find_map(|f| {
             meta.get(f)
                 .and_then(|v| v.as_f64())

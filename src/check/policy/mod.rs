@@ -84,6 +84,10 @@ pub struct LogFacts {
     pub evals: Vec<(serde_json::Value, u64)>,
     /// Signals in keys and values: one per (key, family), at the first line.
     pub signals: Vec<LogSignal>,
+    /// Line of the first `eval_accuracy` that met the quality target, as
+    /// the compliance rules found it (`None` when unknown): the evaluation
+    /// schedule ends there.
+    pub target_met_at: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

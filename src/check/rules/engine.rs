@@ -65,6 +65,11 @@ pub struct LogCheck {
     pub warnings: usize,
     /// Time to train, `run_stop − run_start`, when both are logged.
     pub seconds: Option<f64>,
+    /// Line of the first `eval_accuracy` that met the benchmark's quality
+    /// target (its rule's `at_least_one`): evaluations after it cannot
+    /// have stopped the clock.
+    #[serde(skip)]
+    pub target_met_at: Option<u64>,
     #[serde(skip)]
     pub findings: Vec<Finding>,
 }
@@ -208,7 +213,9 @@ fn check_source<'s>(
         Err(e) => return unreadable(display, &e),
     }
     findings.append(&mut run.extra);
-    finish(display, findings, facts.division, facts.benchmark, seconds)
+    let mut check = finish(display, findings, facts.division, facts.benchmark, seconds);
+    check.target_met_at = run.first_satisfied("eval_accuracy");
+    check
 }
 
 /// Findings about the bytes of the log: malformed records, non-string keys,
@@ -298,6 +305,7 @@ fn finish(
         errors,
         warnings,
         seconds,
+        target_met_at: None,
         findings,
     }
 }

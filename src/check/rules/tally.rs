@@ -16,6 +16,8 @@ pub(super) struct Seen {
     pub(super) executed: bool,
     pub(super) first_checked: bool,
     pub(super) satisfied: usize,
+    /// Line of the first event that met the rule's `at_least_one`.
+    pub(super) first_satisfied: Option<u64>,
     pub(super) last_line: Option<u64>,
     pub(super) last_value: Option<Value>,
 }

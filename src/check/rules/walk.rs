@@ -113,6 +113,19 @@ impl<'a, 'r> Run<'a, 'r> {
 
     /// Reads the log as many times as instances need it (once, normally).
     /// Returns the summary of the first read, if this call made one.
+    /// Line of the first record of `key` that met its rule's
+    /// `at_least_one` (the benchmark's quality target, for
+    /// `eval_accuracy`), in any pack.
+    pub(super) fn first_satisfied(&self, key: &str) -> Option<u64> {
+        self.insts
+            .iter()
+            .filter_map(|inst| {
+                let ri = *inst.pack?.by_key.get(key)?;
+                inst.seen.get(ri)?.first_satisfied
+            })
+            .min()
+    }
+
     pub(super) fn passes<'s>(
         &mut self,
         open: &mut dyn FnMut() -> std::io::Result<Box<dyn Read + 's>>,
@@ -590,7 +603,9 @@ impl<'r> Inst<'r> {
             // The official tool crashes when this expression raises; we
             // count such an occurrence as not satisfying it.
             if self.eval(e).is_ok_and(|r| r.is_true()) {
-                self.seen[ri].satisfied += 1;
+                let sn = &mut self.seen[ri];
+                sn.satisfied += 1;
+                sn.first_satisfied.get_or_insert(ev.line);
             }
         }
         includes
