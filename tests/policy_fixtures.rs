@@ -190,6 +190,55 @@ fn optimizer_checks() {
         &log(&[("opt_name", "\"LAMB\""), ("opt_lamb_beta_1", "0.9")]),
     );
     assert_eq!(codes(&f), vec![("POL002".into(), Severity::Note)], "{f:#?}");
+    // A framework's name for the reference (fused, vendor, a class path):
+    // the same optimizer, a note; its keys are the reference's.
+    for name in ["FusedLAMB", "apex.optimizers.FusedLAMB", "fused_lamb"] {
+        let f = run(
+            "5.0.0",
+            Some("bert"),
+            Some("closed"),
+            &log(&[
+                ("opt_name", &format!("\"{name}\"")),
+                ("opt_lamb_beta_1", "0.9"),
+            ]),
+        );
+        assert_eq!(
+            codes(&f),
+            vec![("POL002".into(), Severity::Note)],
+            "{name}: {f:#?}"
+        );
+    }
+    for name in [
+        "FusedAdam",
+        "fused_adam",
+        "torch.optim.AdamW",
+        "adamw_torch_fused",
+    ] {
+        let f = run(
+            "5.1.0",
+            None,
+            None,
+            &log(&[
+                CLOSED,
+                lora,
+                ("opt_name", &format!("\"{name}\"")),
+                ("opt_adamw_weight_decay", "0.0001"),
+            ]),
+        );
+        assert_eq!(
+            codes(&f),
+            vec![("POL002".into(), Severity::Note)],
+            "{name}: {f:#?}"
+        );
+    }
+    // An mllog name means what it says: Adam is not the reference AdamW.
+    let f = run(
+        "5.1.0",
+        None,
+        None,
+        &log(&[CLOSED, lora, ("opt_name", "\"adam\"")]),
+    );
+    assert!(has(&f, "POL001", Severity::Error), "{f:#?}");
     // opt_name contradicted by the keys of another optimizer.
     let f = run(
         "5.0.0",

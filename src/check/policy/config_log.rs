@@ -814,9 +814,12 @@ fn contradictions(
             };
             let bad = if mllog == "opt_name" {
                 let name = value.as_str().unwrap_or_default();
+                let mapped = super::optimizer::logged_name(rules, name);
                 unanswered(rules, &given, |s| {
-                    s.value.eq_ignore_ascii_case(name)
-                        || rules.frameworks.same_optimizer(&s.value, name)
+                    [name, mapped].iter().any(|n| {
+                        s.value.eq_ignore_ascii_case(n)
+                            || rules.frameworks.same_optimizer(&s.value, n)
+                    })
                 })
             } else {
                 let batch = run.logged.values.get(BATCH).and_then(|(v, _)| number(v));

@@ -19,6 +19,20 @@ fn inferred<'a>(rules: &'a PolicyRules, facts: &'a LogFacts) -> BTreeMap<&'a str
     out
 }
 
+/// The mllog name of a logged `opt_name`: itself when it is one (an
+/// mllog name means what it says: "adam" is not AdamW), else the name the
+/// framework files give it (apex `FusedAdam`, `torch.optim.AdamW`, Hugging
+/// Face `adamw_torch_fused`), else itself.
+pub fn logged_name<'a>(rules: &'a PolicyRules, name: &'a str) -> &'a str {
+    if rules.optimizer_keys.contains_key(name) {
+        return name;
+    }
+    rules
+        .frameworks
+        .optimizer("opt_name", &super::signals::normalize(name), name)
+        .unwrap_or(name)
+}
+
 pub fn check(
     rules: &PolicyRules,
     benchmark: &str,
@@ -40,13 +54,27 @@ pub fn check(
         Some((value, line)) => {
             let name = value.as_str();
             if !policy.optimizer_checked_by_compliance {
+                let is_reference =
+                    |n: &str| n == reference || policy.optimizer_also.iter().any(|a| a == n);
                 match name {
-                    Some(n) if n == reference || policy.optimizer_also.iter().any(|a| a == n) => {}
+                    Some(n) if is_reference(n) => {}
                     Some(n) if n.eq_ignore_ascii_case(reference) => out.push(finding(
                         code::POL002,
                         Some(*line),
                         format!("opt_name '{n}' is the reference optimizer of {benchmark} spelled '{reference}' by the rules"),
                     )),
+                    // A framework's name for the reference (apex FusedAdam,
+                    // torch.optim.AdamW, Hugging Face adamw_torch_fused): the
+                    // same optimizer, not logged under its mllog name. An
+                    // mllog name means what it says ("adam" is not AdamW).
+                    Some(n) if is_reference(logged_name(rules, n)) =>
+                    {
+                        out.push(finding(
+                            code::POL002,
+                            Some(*line),
+                            format!("opt_name '{n}' is a framework's name for the reference optimizer of {benchmark}, logged by the rules as '{reference}'"),
+                        ))
+                    }
                     _ => out.push(finding(
                         code::POL001,
                         Some(*line),
@@ -54,7 +82,9 @@ pub fn check(
                     )),
                 }
             }
-            let lower = name.map(str::to_lowercase).unwrap_or_default();
+            let lower = name
+                .map(|n| logged_name(rules, n).to_lowercase())
+                .unwrap_or_default();
             // The reference and the names the rules allow beside it are one
             // optimizer (unet3d's "nag" is SGD with Nesterov momentum, and
             // logs opt_momentum): its keys are any of theirs.
