@@ -423,6 +423,11 @@ fn signals_in_log_keys_and_values() {
         ("ckpt_async_save", "true"),
         ("weights_initialization", "null"),
         ("async_updates", "true"),
+        // A sync period of one step is every step (the framework data's
+        // minimum for local SGD is 2); 8 is not.
+        ("local_sgd_sync_every", "1"),
+        ("model_averager_period", "1"),
+        ("localsgd_frequency", "8"),
     ]);
     let f = run("5.0.0", Some("bert"), None, &text);
     let got: Vec<(u64, &str)> = f
@@ -431,7 +436,7 @@ fn signals_in_log_keys_and_values() {
         .collect();
     assert_eq!(
         got,
-        vec![(2, "POL011"), (3, "POL014"), (4, "POL014")],
+        vec![(2, "POL011"), (3, "POL014"), (4, "POL014"), (13, "POL012")],
         "{f:#?}"
     );
 }

@@ -1978,6 +1978,17 @@ pub fn scan(
             // words about settings, not one.
             continue;
         }
+        // A logger named after a module under a logging section
+        // (`loggers: {torch.distributed...powerSGD_hook: ERROR}`): how much
+        // the module logs, not what the run does. The section's own keys
+        // (`version`, `disable_existing_loggers`) sit beside it.
+        if norm_path
+            .iter()
+            .take(norm_path.len().saturating_sub(1))
+            .any(|p| m.is_logging_section(p))
+        {
+            continue;
+        }
         let negated = m.is_negated(own_n);
         let keyed = e.kind != EntryKind::Value;
         let off_beside = !off_prefixes.is_empty() && switched_off(&e.path);
@@ -2047,6 +2058,13 @@ pub fn scan(
             let mut fw_hits = fw.matches(key_for_fw, &value_n);
             if !keyed {
                 fw_hits.retain(|h| h.by_value);
+            }
+            if path_like(v) {
+                // A file's path or a URL names a file, not a technique: a
+                // setting known by its value alone (a hook's name, under any
+                // key) is not looked for in one
+                // (`LOGDIR=/results/powersgd_ablation_logs`).
+                fw_hits.retain(|h| fw.settings.get(h.setting).is_some_and(|s| s.key.is_some()));
             }
             if !fw_hits.is_empty() && fw.allowed(key_for_fw, &value_n) {
                 // An allowed neighbour's update is the reference's; whether
@@ -2217,6 +2235,11 @@ pub fn scan(
         keep.contains(&(i - 1))
     });
     hits
+}
+
+/// A value that is a file system path or a URL: a `/` in one word.
+fn path_like(v: &str) -> bool {
+    v.contains('/') && !v.contains(char::is_whitespace)
 }
 
 #[cfg(test)]

@@ -369,6 +369,16 @@ pub fn check_facts(
         if settings.iter().any(|x| x.line == Some(s.line)) {
             continue;
         }
+        // Known to the framework data but not on, as it is set (a sync
+        // period of 1 where one of 2 or more is local SGD): quiet, as in
+        // configs.
+        if !rules
+            .frameworks
+            .matches(&signals::normalize(&s.key), &signals::normalize(&s.value))
+            .is_empty()
+        {
+            continue;
+        }
         out.push(
             Finding::new(
                 &f.code,

@@ -17,6 +17,10 @@ pub struct SignalsFile {
     /// Keys whose values are prose (`description`, `help`): never settings.
     #[serde(default)]
     prose_keys: Vec<String>,
+    /// Sections whose keys name loggers, handlers and formats (Python
+    /// logging's dictConfig): never settings of the run.
+    #[serde(default)]
+    logging_sections: Vec<String>,
     /// Keys that choose a section's technique (`type`, `method`): one set
     /// to none switches its section off.
     #[serde(default)]
@@ -186,6 +190,7 @@ pub struct SignalMatcher {
     negation_prefixes: Vec<String>,
     enable_keys: BTreeSet<String>,
     prose_keys: BTreeSet<String>,
+    logging_sections: BTreeSet<String>,
     selector_keys: BTreeSet<String>,
     pub config_files: ConfigFiles,
 }
@@ -274,6 +279,7 @@ impl SignalMatcher {
                 .collect(),
             enable_keys: file.enable_keys.iter().map(|k| normalize(k)).collect(),
             prose_keys: file.prose_keys.iter().map(|k| normalize(k)).collect(),
+            logging_sections: file.logging_sections.iter().map(|k| normalize(k)).collect(),
             selector_keys: file.selector_keys.iter().map(|k| normalize(k)).collect(),
             config_files: file.config_files,
         })
@@ -360,6 +366,12 @@ impl SignalMatcher {
     /// its value says is read by people, not by the run.
     pub fn is_prose_key(&self, norm: &str) -> bool {
         self.prose_keys.contains(norm)
+    }
+
+    /// Whether a normalised key is a logging section (`loggers`): the keys
+    /// under it name modules whose log level is set.
+    pub fn is_logging_section(&self, norm: &str) -> bool {
+        self.logging_sections.contains(norm)
     }
 }
 
