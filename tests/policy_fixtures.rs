@@ -1039,6 +1039,9 @@ fn fixed_hyperparameters_set_in_configs() {
         ("wrong_maxtext/base.yml", 6),
         ("shadowed/conf/peft.yaml", 4),
         ("shadowed/config_SYS_1x8x1.sh", 1),
+        // A script's later assignment replaces its earlier one.
+        ("reassigned/config_SYS_1x8x1.sh", 4),
+        ("reassigned/config_SYS_1x8x1.sh", 5),
         ("group_options/conf/optim/sweep.yaml", 5),
         // Shell defaults the run's environment holds (`X=${X:-d}`,
         // `: "${X:=d}"`) beat a YAML's `${oc.env:X,reference}`.

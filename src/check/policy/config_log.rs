@@ -621,6 +621,37 @@ fn settings_with(
     others: &[&[Entry]],
     expand: Expand,
 ) -> BTreeMap<String, Vec<Set>> {
+    // What a later assignment in the same script overrides is no value of
+    // the run (`export WEIGHT_DECAY=0.0001` then `export WEIGHT_DECAY=0.05`).
+    let live: Vec<std::borrow::Cow<[Entry]>> = parsed
+        .iter()
+        .map(|(f, e)| {
+            let name = f.file.path.rsplit('/').next().unwrap_or_default();
+            let shell = rules.signals.config_files.format(name) == Some(configs::Format::Shell);
+            let gone = if shell {
+                configs::shadowed(e)
+            } else {
+                Vec::new()
+            };
+            if gone.iter().any(|&g| g) {
+                std::borrow::Cow::Owned(
+                    e.iter()
+                        .zip(&gone)
+                        .filter(|(_, &g)| !g)
+                        .map(|(x, _)| x.clone())
+                        .collect(),
+                )
+            } else {
+                std::borrow::Cow::Borrowed(*e)
+            }
+        })
+        .collect();
+    let parsed: Vec<(&ImplFile, &[Entry])> = parsed
+        .iter()
+        .zip(&live)
+        .map(|((f, _), e)| (*f, e.as_ref()))
+        .collect();
+    let parsed = parsed.as_slice();
     // The one config script of the run (`config_<system>.sh`), when the
     // configs hold one only: what it assigns is the run's, and a default
     // of the same variable elsewhere (`${oc.env:LR,0.0004}` in the YAML it

@@ -770,6 +770,36 @@ pub fn is_default(e: &Entry) -> bool {
     e.kind == (EntryKind::Key { header: false }) && e.display.starts_with("${")
 }
 
+/// Which entries of a shell script a later assignment of the same
+/// variable overrides: after `X=0.3` and `X=1.0` outside any condition, X
+/// is 1.0, whatever came before (a conditional assignment before it too).
+/// A later assignment that reads the variable (`X=${X:-1.0}`) or is empty
+/// (`export X` lists it) overrides nothing; one under a condition may not
+/// run, and overrides nothing either.
+pub fn shadowed(entries: &[Entry]) -> Vec<bool> {
+    let mut out = vec![false; entries.len()];
+    let mut depth = 0usize;
+    let mut earlier: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        match e.kind {
+            EntryKind::Guard => depth += 1,
+            EntryKind::GuardEnd => depth = depth.saturating_sub(1),
+            EntryKind::Key { header: false } if e.path.len() == 1 && !is_default(e) => {
+                let var = e.path[0].as_str();
+                let reads_itself = e.value.contains('$') && e.value.contains(var);
+                if depth == 0 && !e.value.is_empty() && !reads_itself {
+                    for j in earlier.remove(var).unwrap_or_default() {
+                        out[j] = true;
+                    }
+                }
+                earlier.entry(var).or_default().push(i);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Whether `e` is a shell default that assigns its variable (`${X:=d}`,
 /// `: "${X:=d}"`): the variable holds it from then on, as after `X=d`
 /// when nothing set it before, whatever a YAML's `${oc.env:X,...}`
