@@ -2170,7 +2170,17 @@ pub fn scan(
                     }
                 }
             }
-            if !known && !value_n.is_empty() && !v.starts_with('-') && !v.contains('/') {
+            // JSON held in a string (`DS_CONFIG='{...}'`) is read as the
+            // settings it holds: `"zero_quantized_gradients": false` there
+            // is off, whatever its words say together.
+            let structured = (v.starts_with('{') && v.ends_with('}'))
+                || (v.starts_with('[') && v.ends_with(']') && v.contains(['{', '"']));
+            if !known
+                && !structured
+                && !value_n.is_empty()
+                && !v.starts_with('-')
+                && !v.contains('/')
+            {
                 if let Some(h) = m.match_normalized(&value_n) {
                     if !self_disabled {
                         found.push((HitKind::Family(h.family), h.word));
@@ -2212,6 +2222,36 @@ pub fn scan(
                 });
             }
         }
+    }
+    // Settings another setting of the file leaves unread (fairseq's
+    // slowmo_* beside ddp_backend: pytorch_ddp).
+    let inert = |h: &Hit| match h.kind {
+        HitKind::Setting(i) => fw.settings.get(i).and_then(|s| s.inert_beside.as_ref()),
+        _ => None,
+    };
+    if hits.iter().any(|h| inert(h).is_some()) {
+        let beside = |(k, v): &(Regex, Regex)| {
+            entries.iter().any(|e| {
+                if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
+                    return false;
+                }
+                let key_n: Vec<String> = e
+                    .path
+                    .iter()
+                    .map(|p| normalize(p))
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                if !k.is_match(&key_n.join("_")) {
+                    return false;
+                }
+                let values = expand(&e.value, env, local);
+                !values.is_empty()
+                    && values
+                        .iter()
+                        .all(|x| !unresolved(x) && v.is_match(&normalize(x)))
+            })
+        };
+        hits.retain(|h| inert(h).is_none_or(|b| !beside(b)));
     }
     // One hit per line and code: the most severe, then the first
     // (settings in data order), so a generic setting never hides a

@@ -66,6 +66,19 @@ pub struct SettingFile {
     /// runs repeat bit for bit, `not_repeatable` when it makes them differ.
     #[serde(default)]
     pub effect: Option<String>,
+    /// A setting of the same file that leaves this one unread (fairseq
+    /// reads `slowmo_base_algorithm` only with `ddp_backend: slowmo`): a
+    /// file that sets it gets nothing for this one.
+    #[serde(default)]
+    pub inert_beside: Option<BesideFile>,
+}
+
+/// A key and value pattern (normal form) of [`SettingFile::inert_beside`].
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BesideFile {
+    pub key: String,
+    pub value: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -96,6 +109,9 @@ pub struct Setting {
     pub doc: String,
     /// `repeatable` or `not_repeatable` for a repeatability note.
     pub effect: Option<String>,
+    /// Key and value of a setting beside it that leaves it unread
+    /// ([`SettingFile::inert_beside`]).
+    pub inert_beside: Option<(regex::Regex, regex::Regex)>,
     /// Its patterns, as written (for `rules explain`).
     pub key: Option<String>,
     pub value: Option<String>,
@@ -284,8 +300,18 @@ impl Frameworks {
                     }
                     None => None,
                 };
+                let inert_beside = match &s.inert_beside {
+                    Some(b) => Some((
+                        regex::Regex::new(&key_re(&b.key))
+                            .map_err(|e| format!("{where_}: inert_beside: key: {e}"))?,
+                        regex::Regex::new(&value_re(&b.value))
+                            .map_err(|e| format!("{where_}: inert_beside: value: {e}"))?,
+                    )),
+                    None => None,
+                };
                 settings.push(Setting {
                     framework: stem.clone(),
+                    inert_beside,
                     framework_name: f.framework.clone(),
                     id: s.id,
                     code: s.code,
