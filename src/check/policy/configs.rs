@@ -1351,6 +1351,14 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                         let item = item.trim();
                         if item.starts_with('{') && item.ends_with('}') {
                             flow_map(item, &at, lineno, 0, &mut out);
+                        } else {
+                            // An argument list's `model.optim.name=sgd` (a
+                            // container's `args: ["python", ...]`), as in a
+                            // block sequence.
+                            let word = unquote(item);
+                            if !word.contains(char::is_whitespace) && shell_assign(word).is_none() {
+                                assignment(word, lineno, &at, None, &mut out);
+                            }
                         }
                     }
                 } else if let Some(json) = json {
@@ -1725,6 +1733,9 @@ fn name_value_pairs(entries: &mut Vec<Entry>) {
             kind: key,
             display: format!("{}={}", a.value, b.value),
         });
+        // A variable a launcher passes on as arguments (`EXTRA_ARGS`
+        // holding `model.optim.name=sgd`), as a shell assignment's value.
+        overrides(&b.value, b.line, &a.path[..n - 1], None, &mut found);
     }
     entries.extend(found);
 }
@@ -2748,6 +2759,22 @@ mod tests {
         );
         assert!(g.contains(&(1, "d.b.c".into(), "x, y".into())), "{g:?}");
         assert!(g.contains(&(1, "d.e".into(), "[1, 2]".into())), "{g:?}");
+        // A container's arguments as a flow sequence, and a variable of its
+        // env that a launcher passes on as arguments.
+        let y = "c:\n  args: [\"python\", \"t.py\", \"model.optim.name=sgd\"]\n  env:\n    - name: EXTRA_ARGS\n      value: \"trainer.x=1 model.optim.lr=2\"\n";
+        let g = got(&parse(y, Format::Yaml));
+        assert!(
+            g.contains(&(2, "c.args.model.optim.name".into(), "sgd".into())),
+            "{g:?}"
+        );
+        assert!(
+            g.contains(&(5, "c.env.trainer.x".into(), "1".into())),
+            "{g:?}"
+        );
+        assert!(
+            g.contains(&(5, "c.env.model.optim.lr".into(), "2".into())),
+            "{g:?}"
+        );
     }
 
     /// Here-documents a script writes a config with, `NAME=value` list
