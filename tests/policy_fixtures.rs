@@ -108,6 +108,26 @@ fn unreadable_huge_and_binary_configs() {
     std::fs::write(&bin, b"{\"dgc\": 1}\0\0\0").expect("write");
     let skipped = dir.path().join("model.pt");
     std::fs::write(&skipped, b"USE_DGC=1").expect("write");
+    // UTF-16 with a byte order mark (both orders) is text, not binary.
+    let utf16 = |name: &str, little: bool| {
+        let p = dir.path().join(name);
+        let mut b: Vec<u8> = if little {
+            vec![0xFF, 0xFE]
+        } else {
+            vec![0xFE, 0xFF]
+        };
+        for u in "{\"dgc\": true}\n".encode_utf16() {
+            b.extend(if little {
+                u.to_le_bytes()
+            } else {
+                u.to_be_bytes()
+            });
+        }
+        std::fs::write(&p, b).expect("write");
+        p
+    };
+    let le = utf16("le.json", true);
+    let be = utf16("be.json", false);
     let f = |name: &str, fs: PathBuf| ImplFile {
         benchmark: "bert".into(),
         implementation: None,
@@ -121,13 +141,23 @@ fn unreadable_huge_and_binary_configs() {
         f("bin.json", bin),
         f("gone.sh", dir.path().join("gone.sh")),
         f("model.pt", skipped),
+        f("le.json", le),
+        f("be.json", be),
     ];
     let found = check_configs(&r, &files);
     let got: Vec<(&str, &str)> = found
         .iter()
         .map(|f| (f.path.as_str(), f.code.as_str()))
         .collect();
-    assert_eq!(got, vec![("big.yaml", "POL041"), ("gone.sh", "POL040")]);
+    assert_eq!(
+        got,
+        vec![
+            ("be.json", "POL014"),
+            ("big.yaml", "POL041"),
+            ("gone.sh", "POL040"),
+            ("le.json", "POL014")
+        ]
+    );
 }
 
 /// One MLLOG line.

@@ -92,7 +92,7 @@ fn scan(text: &str, prefix: &[String], line0: u64, proto: bool, out: &mut Vec<En
                     j += 1;
                 }
                 let end = j.min(b.len());
-                let s = text.get(start..end).unwrap_or("").to_string();
+                let s = unescape(text.get(start..end).unwrap_or(""));
                 i = end;
                 // A key when a ':' follows.
                 let mut k = end + 1;
@@ -255,6 +255,63 @@ fn variable_end(b: &[u8], at: usize) -> usize {
     j
 }
 
+/// A JSON string's text with its escapes read (`\"`, `\n`, `\u0042`, a
+/// surrogate pair): `"One\u0042itAdam"` is OneBitAdam to the reader that
+/// loads it. An escape that is not one is kept as written.
+fn unescape(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    let mut units: Vec<u16> = Vec::new();
+    let flush = |units: &mut Vec<u16>, out: &mut String| {
+        out.extend(char::decode_utf16(units.drain(..)).map(|c| c.unwrap_or('\u{FFFD}')));
+    };
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            flush(&mut units, &mut out);
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('u') => {
+                let hex: String = chars.clone().skip(1).take(4).collect();
+                match u16::from_str_radix(&hex, 16) {
+                    Ok(u) if hex.len() == 4 => {
+                        units.push(u);
+                        for _ in 0..5 {
+                            chars.next();
+                        }
+                    }
+                    _ => {
+                        flush(&mut units, &mut out);
+                        out.push(c);
+                    }
+                }
+            }
+            Some(e) => {
+                flush(&mut units, &mut out);
+                chars.next();
+                out.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    'b' => '\u{8}',
+                    'f' => '\u{C}',
+                    other => other,
+                });
+            }
+            None => {
+                flush(&mut units, &mut out);
+                out.push(c);
+            }
+        }
+    }
+    flush(&mut units, &mut out);
+    out
+}
+
 pub(super) fn parse_json(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     json_entries(text, &[], 0, &mut out);
@@ -282,6 +339,17 @@ fn line_key(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escapes_are_read() {
+        assert_eq!(unescape(r"One\u0042itAdam"), "OneBitAdam");
+        assert_eq!(unescape(r#"a\"b\\c\/d"#), "a\"b\\c/d");
+        assert_eq!(unescape(r"\ud83d\ude00x"), "\u{1F600}x");
+        assert_eq!(unescape(r"\uZZZZ"), r"\uZZZZ");
+        assert_eq!(unescape("plain"), "plain");
+        let e = parse_json("{\"optimizer\": {\"type\": \"One\\u0042itAdam\"}}");
+        assert!(e.iter().any(|x| x.value == "OneBitAdam"), "{e:#?}");
+    }
 
     /// Numbers listed in an array are items of its key, the first
     /// [`LISTED`] of them: `"betas": [0.9, 0.999]` gives both; a long

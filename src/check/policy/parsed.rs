@@ -262,6 +262,28 @@ impl ParsedConfigs {
     }
 }
 
+/// The text of UTF-16 bytes that open with a byte order mark, else `None`.
+fn utf16_text(b: &[u8]) -> Option<String> {
+    let little = match b {
+        [0xFF, 0xFE, ..] => true,
+        [0xFE, 0xFF, ..] => false,
+        _ => return None,
+    };
+    let units = b[2..].chunks_exact(2).map(|c| {
+        let pair = [c[0], c[1]];
+        if little {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    Some(
+        char::decode_utf16(units)
+            .map(|c| c.unwrap_or('\u{FFFD}'))
+            .collect(),
+    )
+}
+
 fn content_hash(b: &[u8]) -> u64 {
     use std::hash::BuildHasher;
     foldhash::fast::FixedState::default().hash_one(b)
@@ -309,6 +331,9 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
             )))
         }
     };
+    // A config saved as UTF-16 (Windows editors; its NULs would make it
+    // binary) is read as the text it is.
+    let bytes = utf16_text(&bytes).map_or(bytes, String::into_bytes);
     if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
         return Err(Slot::NotConfig);
     }
