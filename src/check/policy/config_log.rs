@@ -73,7 +73,9 @@ struct HyperFile {
 /// key is in [`Mappings::keys`]).
 #[derive(Debug)]
 struct Hyper {
-    parent: Option<Regex>,
+    /// (A forward lazy DFA: the regex crate's full build of one cost a
+    /// million instructions or more on every `check`.)
+    parent: Option<super::forward::Matcher>,
     mllog: Vec<String>,
     item: Option<usize>,
     per_samples: Vec<f64>,
@@ -139,7 +141,8 @@ pub struct ConfigLog {
 impl ConfigLog {
     pub fn new(file: ConfigLogFile) -> Result<ConfigLog, String> {
         let whole = |what: &str, re: &str| {
-            Regex::new(&format!("^(?:{re})$")).map_err(|e| format!("hyperparameter '{what}': {e}"))
+            super::forward::Matcher::new(&[format!("^(?:{re})$")], false)
+                .map_err(|e| format!("hyperparameter '{what}': {e}"))
         };
         let mut hypers = Vec::new();
         for h in file.hyperparameters {
@@ -303,7 +306,7 @@ fn matching<'a, 'p>(
             // Parents are put in normal form only for a key that matched.
             h.parent
                 .as_ref()
-                .is_none_or(|p| parents.iter().any(|x| p.is_match(&normalize(x))))
+                .is_none_or(|p| parents.iter().any(|x| p.is_match(normalize(x).as_bytes())))
         })
 }
 

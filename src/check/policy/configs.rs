@@ -305,9 +305,73 @@ fn list_item_after(rest: &str) -> Option<String> {
     Some(rest[..end].to_string())
 }
 
+/// Commands that print their words (`echo`, `printf`, `logger`) and the
+/// logging functions scripts define (`log`, `log_msg`, `print_log`,
+/// `info`, `warn`, `die`): what they say is text for a reader.
+fn prints(word: &str) -> bool {
+    let w = word.rsplit('/').next().unwrap_or(word);
+    matches!(
+        w,
+        "echo" | "printf" | "logger" | "log" | "info" | "warn" | "warning" | "die" | "msg" | "say"
+    ) || w.starts_with("log_")
+        || w.ends_with("_log")
+}
+
+/// Whether a shell line only prints text: its command prints
+/// ([`prints`]; `cat` too, for a here-document) and nothing takes the
+/// text on: no pipe, no redirection to a file (`>&2`, `>/dev/stderr` still
+/// print). Such text is read by people (`echo "--dwu-e5m2-allgather is
+/// not used"`), not by the run.
+fn only_prints(code: &str, cat: bool) -> bool {
+    let t = code.trim_start();
+    let first = t
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .next()
+        .unwrap_or("");
+    if !(prints(first) || (cat && first == "cat")) {
+        return false;
+    }
+    let b = t.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(b'"') if c == b'\\' => i += 1,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'\\' => i += 1,
+                b'|' if b.get(i + 1) != Some(&b'|') => return false,
+                b'|' => i += 1,
+                b'>' => {
+                    let rest = t[i + 1..].trim_start_matches('>').trim_start();
+                    if let Some(fd) = rest.strip_prefix('&') {
+                        // `>&2`: to the terminal still.
+                        let skip =
+                            t.len() - fd.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                        i = skip;
+                        continue;
+                    }
+                    if !(rest.starts_with("/dev/std") || rest.starts_with("/dev/null")) {
+                        return false;
+                    }
+                }
+                // A next command on the line (`echo x; python t.py ...`,
+                // `echo x && ...`): the line is read as usual.
+                b';' | b'&' => return t[i + 1..].trim().is_empty(),
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    true
+}
+
 fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
     let code = strip_comment(line);
-    if code.trim().is_empty() {
+    if code.trim().is_empty() || only_prints(code, false) {
         return;
     }
     // Cheap tests first: most lines are neither assignments nor `ENV`.
@@ -1100,6 +1164,16 @@ fn heredoc_word(line: &str) -> Option<&str> {
 /// config written by the script (`cat > ds_config.json <<EOF`) is read
 /// as the JSON or YAML it is; any other body line by line, as the script.
 fn heredoc(body: &[&str], before: u64, opener: &str, out: &mut Vec<Entry>) {
+    // Text a script shows (`cat <<EOF` to the terminal, a usage message):
+    // no settings.
+    let command = opener.split("<<").next().unwrap_or("");
+    let redirect = opener.split("<<").nth(1).unwrap_or("");
+    let shown = redirect
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, r)| r);
+    if only_prints(&format!("{command} {shown}"), true) {
+        return;
+    }
     let python = runs_python(opener);
     if let Some(format) = heredoc_target(opener).and_then(|t| embedded_format(t, &[])) {
         out.extend(embedded(body, format, before, &[]));
@@ -2184,8 +2258,14 @@ pub fn scan(
             // JSON held in a string (`DS_CONFIG='{...}'`) is read as the
             // settings it holds: `"zero_quantized_gradients": false` there
             // is off, whatever its words say together.
-            let structured = (v.starts_with('{') && v.ends_with('}'))
-                || (v.starts_with('[') && v.ends_with(']') && v.contains(['{', '"']));
+            // (Only where its settings were read: entries of the same line
+            // sit under it. JSON that no reader took apart, such as a TOML
+            // inline table written with `:`, still has its words tried.)
+            let structured = ((v.starts_with('{') && v.ends_with('}'))
+                || (v.starts_with('[') && v.ends_with(']') && v.contains(['{', '"'])))
+                && entries.iter().any(|n| {
+                    n.line == e.line && n.path.len() > e.path.len() && n.path.starts_with(&e.path)
+                });
             if !known
                 && !structured
                 && !value_n.is_empty()
@@ -2625,6 +2705,28 @@ mod tests {
                 .any(|x| x.1 == "TF_CONFIG.task.type" && x.2 == "worker"),
             "{g:?}"
         );
+    }
+
+    /// Text a script prints (echo, printf, a logging function, a
+    /// here-document shown with `cat`) holds no settings; the same text
+    /// written to a file or piped on does, and so does the next command of
+    /// the line.
+    #[test]
+    fn printed_text_is_no_setting() {
+        let sh = "echo 'closed division: --dwu-e5m2-allgather is not used'\n\
+                  log_msg \"no PowerSGD, no --optimizer sgd\" >&2\n\
+                  printf '%s\\n' \"ddp_comm_hook=powerSGD_hook is NOT used\"\n\
+                  cat <<'EOF'\n--kv-store dist_async\nEOF\n\
+                  echo \"--optimizer lamb\" >> args.txt\n\
+                  echo start; python t.py --optimizer adafactor\n\
+                  cat <<EOF | python t.py\n--kv-store dist_sync\nEOF\n";
+        let e = parse(sh, Format::Shell);
+        let lines: BTreeSet<u64> = e.iter().map(|x| x.line).collect();
+        assert_eq!(lines, BTreeSet::from([7, 8, 10]), "{e:#?}");
+        assert!(only_prints("echo x 2>&1", false));
+        assert!(!only_prints("echo x | tee f", false));
+        assert!(!only_prints("python t.py", false));
+        assert!(only_prints("cat", true) && !only_prints("cat", false));
     }
 
     /// Bash arrays: quoted words (`( "--optim" "sgd" )`) and items over
