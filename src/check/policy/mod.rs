@@ -669,15 +669,27 @@ fn entry_findings(
     refs_only: bool,
 ) -> Vec<Finding> {
     let path = f.file.path.as_str();
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let shell = rules.signals.config_files.format(name) == Some(configs::Format::Shell);
+    // A script's assignment a later one of the same variable replaces
+    // (`NCCL_ALGO=Ring`, then `NCCL_ALGO=Tree,Ring`) is not what runs.
+    let live: Vec<configs::Entry>;
+    let entries = match shell.then(|| configs::shadowed(entries)) {
+        Some(gone) if gone.iter().any(|&g| g) => {
+            live = entries
+                .iter()
+                .zip(&gone)
+                .filter(|(_, &g)| !g)
+                .map(|(e, _)| e.clone())
+                .collect();
+            live.as_slice()
+        }
+        _ => entries,
+    };
     let local = if entries.iter().any(|e| e.value.contains("${")) {
         // In a YAML, JSON or INI file `${mode}` may be a top-level key of
         // the file (OmegaConf); in a shell file it is a variable.
-        let name = path.rsplit('/').next().unwrap_or(path);
-        let keyed = rules
-            .signals
-            .config_files
-            .format(name)
-            .is_some_and(|f| f != configs::Format::Shell);
+        let keyed = rules.signals.config_files.format(name).is_some() && !shell;
         configs::local_values_with(entries, keyed)
     } else {
         BTreeMap::new()
