@@ -1449,3 +1449,80 @@ fn rowwise_adagrad_is_dlrmv4s_not_dlrm_dcnv2s() {
         vec![(2, Severity::Warning)]
     );
 }
+
+/// AdamW is the reference of the LLM benchmarks, Adam of RetinaNet: apex
+/// FusedAdam with `adam_w_mode` off, or torch.optim.Adam by its class
+/// path, is Adam with L2 weight decay (another optimizer than AdamW, the
+/// same as Adam); other vendor names are other updates.
+#[test]
+fn adam_with_l2_weight_decay_is_not_adamw() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    };
+    let files = [
+        (
+            "fused_off.yaml",
+            "optim:\n  name: fused_adam\n  adam_w_mode: False\n",
+        ),
+        (
+            "fused_on.yaml",
+            "optim:\n  name: fused_adam\n  adam_w_mode: true\n",
+        ),
+        (
+            "torch_adam.yaml",
+            "optimizer:\n  _target_: torch.optim.Adam\n",
+        ),
+        (
+            "torch_adamw.yaml",
+            "optimizer:\n  _target_: torch.optim.AdamW\n",
+        ),
+        ("vendor.yaml", "optimizer:\n  name: stable_adamw\n"),
+        (
+            "ds.json",
+            "{\"optimizer\": {\"type\": \"Adam\", \"params\": {\"adam_w_mode\": false}}}\n",
+        ),
+    ]
+    .map(|(n, t)| (n, write(n, t)));
+    let pol007 = |bm: &str| -> Vec<String> {
+        let impl_files: Vec<ImplFile> = files
+            .iter()
+            .map(|(n, p)| ImplFile {
+                benchmark: bm.to_string(),
+                implementation: Some("impl".into()),
+                file: FileRef {
+                    path: format!("Org/benchmarks/{bm}/implementations/impl/{n}"),
+                    fs: p.clone(),
+                },
+            })
+            .collect();
+        let mut got: Vec<String> = check_configs(&rules("5.1.0"), &impl_files)
+            .iter()
+            .filter(|f| f.code == "POL007")
+            .map(|f| {
+                format!(
+                    "{}:{}",
+                    tail(&f.path).rsplit('/').next().unwrap_or(""),
+                    f.line.unwrap_or(0)
+                )
+            })
+            .collect();
+        got.sort();
+        got
+    };
+    assert_eq!(
+        pol007("llama2_70b_lora"),
+        [
+            "ds.json:1",
+            "fused_off.yaml:3",
+            "torch_adam.yaml:2",
+            "vendor.yaml:2"
+        ]
+    );
+    // RetinaNet's Adam: Adam with L2 is the reference; AdamW is one with
+    // it as far as a name tells (its weight decay is pinned at 0, where
+    // the two are one update).
+    assert_eq!(pol007("retinanet"), ["vendor.yaml:2"]);
+}

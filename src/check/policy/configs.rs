@@ -2232,6 +2232,11 @@ pub fn scan(
                     .filter(|_| on && !parent_disabled)
                 {
                     found.push((HitKind::Optimizer(opt.to_string()), own_n.to_string()));
+                } else if let Some(opt) = fw
+                    .optimizer_switch_off(&key_n)
+                    .filter(|_| !v.is_empty() && m.is_off(v) && !negated && !parent_disabled)
+                {
+                    found.push((HitKind::Optimizer(opt.to_string()), format!("{own_n}: {v}")));
                 }
             }
             // Signal families: the key with its parent, and short values.
@@ -2321,7 +2326,7 @@ pub fn scan(
         _ => None,
     };
     if hits.iter().any(|h| inert(h).is_some()) {
-        let beside = |(k, v): &(Regex, Regex)| {
+        let beside = |(k, v): &(super::forward::Matcher, super::forward::Matcher)| {
             entries.iter().any(|e| {
                 if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
                     return false;
@@ -2332,14 +2337,14 @@ pub fn scan(
                     .map(|p| normalize(p))
                     .filter(|p| !p.is_empty())
                     .collect();
-                if !k.is_match(&key_n.join("_")) {
+                if !k.is_match(key_n.join("_").as_bytes()) {
                     return false;
                 }
                 let values = expand(&e.value, env, local);
                 !values.is_empty()
                     && values
                         .iter()
-                        .all(|x| !unresolved(x) && v.is_match(&normalize(x)))
+                        .all(|x| !unresolved(x) && v.is_match(normalize(x).as_bytes()))
             })
         };
         hits.retain(|h| inert(h).is_none_or(|b| !beside(b)));

@@ -5,6 +5,7 @@
 //! mllog names. Matching is by key path and value, in normal form
 //! ([`super::signals::normalize`]); this module only compiles and runs it.
 
+use super::forward::Matcher;
 use super::prefilter::Need;
 use crate::finding::{code, Severity};
 use regex::Regex;
@@ -32,6 +33,10 @@ pub struct FrameworkFile {
     /// form) → mllog name.
     #[serde(default)]
     pub optimizer_switches: BTreeMap<String, String>,
+    /// Switches that swap the optimizer when set off (apex and DeepSpeed
+    /// `adam_w_mode: false` make AdamW plain Adam with L2 weight decay).
+    #[serde(default)]
+    pub optimizer_switches_off: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -111,7 +116,7 @@ pub struct Setting {
     pub effect: Option<String>,
     /// Key and value of a setting beside it that leaves it unread
     /// ([`SettingFile::inert_beside`]).
-    pub inert_beside: Option<(regex::Regex, regex::Regex)>,
+    pub inert_beside: Option<(Matcher, Matcher)>,
     /// Its patterns, as written (for `rules explain`).
     pub key: Option<String>,
     pub value: Option<String>,
@@ -157,7 +162,8 @@ pub struct Frameworks {
     /// Key paths that name an optimizer (normal form, suffix).
     optimizer_key: Regex,
     /// Keys that swap the optimizer when on, with its mllog name.
-    optimizer_switches: Vec<(Regex, String)>,
+    optimizer_switches: Vec<(Matcher, String)>,
+    optimizer_switches_off: Vec<(Matcher, String)>,
 }
 
 fn key_re(p: &str) -> String {
@@ -225,14 +231,20 @@ impl Frameworks {
         // the hundred of them on every run cost 65M instructions).
         let mut named: Vec<(String, String)> = Vec::new();
         let mut triggers: Vec<String> = Vec::new();
-        let mut switches: Vec<(Regex, String)> = Vec::new();
+        let mut switches: Vec<(Matcher, String)> = Vec::new();
+        let mut switches_off: Vec<(Matcher, String)> = Vec::new();
         for (stem, f) in files {
-            for (key, mllog) in &f.optimizer_switches {
-                let re = Regex::new(&key_re(key))
-                    .map_err(|e| format!("{stem}: optimizer switch '{key}': {e}"))?;
-                switches.push((re, mllog.clone()));
-                // Optimizers are reported outside vendored trees only.
-                own_entry_patterns.push(key.clone());
+            for (on, list) in [
+                (true, &f.optimizer_switches),
+                (false, &f.optimizer_switches_off),
+            ] {
+                for (key, mllog) in list {
+                    let re = Matcher::new(&[key_re(key)], false)
+                        .map_err(|e| format!("{stem}: optimizer switch '{key}': {e}"))?;
+                    if on { &mut switches } else { &mut switches_off }.push((re, mllog.clone()));
+                    // Optimizers are reported outside vendored trees only.
+                    own_entry_patterns.push(key.clone());
+                }
             }
             for s in f.settings {
                 let where_ = format!("{stem}: setting {}", s.id);
@@ -302,9 +314,9 @@ impl Frameworks {
                 };
                 let inert_beside = match &s.inert_beside {
                     Some(b) => Some((
-                        regex::Regex::new(&key_re(&b.key))
+                        Matcher::new(&[key_re(&b.key)], false)
                             .map_err(|e| format!("{where_}: inert_beside: key: {e}"))?,
-                        regex::Regex::new(&value_re(&b.value))
+                        Matcher::new(&[value_re(&b.value)], false)
                             .map_err(|e| format!("{where_}: inert_beside: value: {e}"))?,
                     )),
                     None => None,
@@ -410,6 +422,7 @@ impl Frameworks {
         built.own_entry_patterns = own_entry_patterns;
         built.optimizer_key = optimizer_key;
         built.optimizer_switches = switches;
+        built.optimizer_switches_off = switches_off;
         Ok(built)
     }
 
@@ -454,6 +467,7 @@ impl Frameworks {
             // Set by the caller from the data.
             optimizer_key: Regex::new("$^").map_err(|e| e.to_string())?,
             optimizer_switches: Vec::new(),
+            optimizer_switches_off: Vec::new(),
         })
     }
 
@@ -551,7 +565,16 @@ impl Frameworks {
     pub fn optimizer_switch(&self, key: &str) -> Option<&str> {
         self.optimizer_switches
             .iter()
-            .find(|(re, _)| re.is_match(key))
+            .find(|(re, _)| re.is_match(key.as_bytes()))
+            .map(|(_, m)| m.as_str())
+    }
+
+    /// The mllog name of the optimizer a switch at key path `key` (normal
+    /// form) puts in place when it is set off.
+    pub fn optimizer_switch_off(&self, key: &str) -> Option<&str> {
+        self.optimizer_switches_off
+            .iter()
+            .find(|(re, _)| re.is_match(key.as_bytes()))
             .map(|(_, m)| m.as_str())
     }
 
