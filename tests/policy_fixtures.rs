@@ -1088,6 +1088,12 @@ fn fixed_hyperparameters_set_in_configs() {
         ("hydra_composed/conf/optim/fused_adam.yaml", 4),
         ("primaries_one_folder/conf/train_encoded.yaml", 5),
         ("shell_over_yaml/run_and_time.sh", 2),
+        // One YAML or JSON file does not answer for another: MaxText's
+        // model file overrides base.yml; a DeepSpeed config beside NeMo's
+        // is the one DeepSpeed reads (a config under scripts/, a helper
+        // program's, is answered: `elsewhere`).
+        ("model_over_base/configs/models/llama2-70b.yml", 2),
+        ("beside_nemo/deepspeed/ds_config.json", 3),
     ]
     .into_iter()
     .map(|(p, l)| (format!("{lora}{p}"), l))

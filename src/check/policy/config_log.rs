@@ -42,6 +42,11 @@ pub struct ConfigLogFile {
     /// run's: test data and checkpoints saved with a framework's tests.
     #[serde(default)]
     unlinked_folders: Vec<String>,
+    /// Folders (patterns, lower case, `*` any run) of helper programs
+    /// (checkpoint conversion, data preparation): a fixed value a config
+    /// elsewhere in the implementation gives answers for theirs.
+    #[serde(default)]
+    helper_folders: Vec<String>,
     hyperparameters: Vec<HyperFile>,
 }
 
@@ -136,6 +141,7 @@ pub struct ConfigLog {
     tolerance: f64,
     checkpoint_keys: Vec<String>,
     unlinked_folders: Vec<String>,
+    helper_folders: Vec<String>,
 }
 
 impl ConfigLog {
@@ -186,18 +192,20 @@ impl ConfigLog {
             tolerance: t,
             checkpoint_keys: file.checkpoint_keys,
             unlinked_folders: file.unlinked_folders,
+            helper_folders: file.helper_folders,
         })
     }
 
     /// Whether the config at `path` sits in a folder whose configs are no
     /// run's ([`ConfigLogFile::unlinked_folders`]).
     pub(super) fn unlinked(&self, path: &str) -> bool {
-        folders(path).iter().any(|d| {
-            let d = d.to_ascii_lowercase();
-            self.unlinked_folders
-                .iter()
-                .any(|p| super::signals::wildcard(p, &d))
-        })
+        in_folder(path, &self.unlinked_folders)
+    }
+
+    /// Whether the config at `path` sits in a folder of helper programs
+    /// ([`ConfigLogFile::helper_folders`]).
+    pub(super) fn helper(&self, path: &str) -> bool {
+        in_folder(path, &self.helper_folders)
     }
 
     /// Whether `entries` are a config saved with a checkpoint (NeMo's
@@ -393,11 +401,13 @@ pub(super) fn unanswered<'a>(
 /// - a shell config or command line, over any config (and one shell
 ///   config for another: `config_common.sh` and the system's config that
 ///   sources it);
-/// - a YAML, JSON or INI file over one in another folder (a program's
-///   primary configs sit in one folder: one elsewhere may be another
-///   program's, such as a pretraining config kept to convert a
-///   checkpoint), never over one in its own folder, which a run may read
-///   instead;
+/// - a YAML, JSON or INI file for one in another folder only when that
+///   one sits in a folder of helper programs (`scripts/`: the LoRA
+///   packages keep NeMo's pretraining `megatron_llama_config.yaml` there
+///   to convert a checkpoint); else never, in its folder or elsewhere: a
+///   run may read either (MaxText's `configs/base.yml` gives defaults that
+///   `configs/models/<model>.yml` overrides; a DeepSpeed or torchtitan
+///   config beside NeMo's is the one its launcher reads);
 /// - a primary config over an option of a Hydra config group, when every
 ///   primary config whose defaults list composes the group (`composers`,
 ///   by group) gives it; when none does, any primary config.
@@ -427,7 +437,7 @@ pub(super) fn unanswered_by_precedence<'a>(
                 // hidden_dropout) is a setting of its own.
                 _ if a.path == s.path => a.key == s.key,
                 (3, _) => true,
-                (2, 2) => folder(&a.path) != folder(&s.path),
+                (2, 2) => rules.config_log.helper(&s.path) && folder(&a.path) != folder(&s.path),
                 (2, 1) => match group_of(&s.path, groups).and_then(|g| composers.get(&g)) {
                     Some(primaries) if !primaries.is_empty() => primaries.iter().all(|p| gives(p)),
                     _ => true,
@@ -462,6 +472,15 @@ pub(super) fn same_name(a: &str, b: &str) -> bool {
             };
             n(x) == n(y)
         })
+}
+
+/// Whether a folder between `benchmarks/<bm>/` and the file at `path`
+/// matches one of `patterns` (lower case, `*` any run).
+fn in_folder(path: &str, patterns: &[String]) -> bool {
+    folders(path).iter().any(|d| {
+        let d = d.to_ascii_lowercase();
+        patterns.iter().any(|p| super::signals::wildcard(p, &d))
+    })
 }
 
 /// The folders between `benchmarks/<bm>/` and the file.
@@ -1031,6 +1050,7 @@ mod tests {
                 relative_tolerance: 1e-6,
                 checkpoint_keys: Vec::new(),
                 unlinked_folders: Vec::new(),
+                helper_folders: Vec::new(),
                 hyperparameters: vec![HyperFile {
                     mllog: vec!["opt_base_learning_rate".into()],
                     key: "learning_rate".into(),
@@ -1060,11 +1080,14 @@ mod tests {
             relative_tolerance: 1e-6,
             checkpoint_keys: Vec::new(),
             unlinked_folders: vec!["test_data".into()],
+            helper_folders: vec!["scripts".into()],
             hyperparameters: Vec::new(),
         })
         .expect("compiles");
         assert!(c.unlinked("P/benchmarks/t/implementations/s/t/test_data/c/hparams.json"));
         assert!(!c.unlinked("P/benchmarks/t/implementations/s/config.sh"));
+        assert!(c.helper("P/benchmarks/t/implementations/s/scripts/m.yaml"));
+        assert!(!c.helper("P/benchmarks/t/implementations/s/conf/m.yaml"));
         assert!(named_after(
             "MI350X_EPYC_pytorch_llama2_70b",
             "mi350x_epyc_pytorch"
