@@ -1384,7 +1384,8 @@ fn settings_under_a_shell_condition() {
 
 /// A folder named like a vendored framework tree (`nemo`) that holds the
 /// implementation's own run scripts is the implementation's framework
-/// folder (v5.1 GigaComputing: `implementations/MI355X/nemo/`): a
+/// folder (v5.1 GigaComputing: `implementations/MI355X/nemo/`; a
+/// `megatron/train_*.sh` launch script): a
 /// forbidden setting there, or below it, keeps its full severity. A NeMo
 /// clone inside it, or beside another implementation's run script, is
 /// still vendored: the same setting there is a note.
@@ -1408,6 +1409,13 @@ fn a_framework_folder_with_run_scripts_is_not_vendored() {
         ),
         (
             "B200/pytorch/NeMo/examples/conf/example.yaml",
+            Severity::Note,
+        ),
+        // A launch script marks its folder too; an upstream one inside
+        // a clone's examples/ is still a note.
+        ("H100/megatron/train_llama31_8b.sh", Severity::Error),
+        (
+            "H100/Megatron-LM/examples/gpt3/train_gpt3_175b_distributed.sh",
             Severity::Note,
         ),
     ]
