@@ -1094,6 +1094,11 @@ fn fixed_hyperparameters_set_in_configs() {
         // program's, is answered: `elsewhere`).
         ("model_over_base/configs/models/llama2-70b.yml", 2),
         ("beside_nemo/deepspeed/ds_config.json", 3),
+        // Fiddle's `--fdl_set=path=v` on a continued line and `--fdl.path=v`;
+        // a gin binding written with spaces.
+        ("jax_flags/run.sh", 4),
+        ("jax_flags/run.sh", 5),
+        ("jax_flags/run.sh", 6),
     ]
     .into_iter()
     .map(|(p, l)| (format!("{lora}{p}"), l))
@@ -1120,6 +1125,18 @@ fn fixed_hyperparameters_set_in_configs() {
     .collect();
     assert_eq!(got, want, "{pol009:#?}");
     assert_eq!(pol009.len(), want.len(), "one finding per file and key");
+    // T5X's `--gin.OPTIMIZER=@adafactor.Adafactor()` names the optimizer;
+    // `@optax.adamw` is the reference.
+    let pol007: Vec<(String, u64)> = others
+        .iter()
+        .filter(|f| f.code == "POL007" && f.path.contains("jax_flags"))
+        .map(|f| (tail(&f.path), f.line.unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        pol007,
+        [(format!("{lora}jax_flags/run.sh"), 7)],
+        "{others:#?}"
+    );
     let msg = |path: &str, line: u64| {
         pol009
             .iter()

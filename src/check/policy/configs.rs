@@ -267,8 +267,24 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
             }
             (None, None) => String::new(),
         };
+        // A call's parentheses end an unquoted value (`)` ends one):
+        // `--gin.OPTIMIZER=@adafactor.Adafactor()` names the class.
+        let value = match value.strip_suffix('(') {
+            Some(v) if written.is_some_and(|m| !m.as_str().starts_with(['"', '\'', '\\'])) => {
+                v.to_string()
+            }
+            _ => value,
+        };
+        // A dotted name is a path (jsonargparse's `--model.optim.lr`, T5X's
+        // `--gin.OPTIMIZER`, Fiddle's `--fdl.task.optimizer.beta2`).
         let mut path = parents.to_vec();
-        path.push(name.as_str().to_string());
+        path.extend(
+            name.as_str()
+                .split('.')
+                .filter(|p| !p.is_empty())
+                .map(str::to_string),
+        );
+        let binding = gin_binding(&value).map(|(k, v)| (k.to_string(), v.to_string()));
         out.push(Entry {
             line: lineno,
             path,
@@ -276,7 +292,44 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
             kind: EntryKind::Flag,
             display,
         });
+        // A flag whose value is a binding written with spaces (gin's
+        // `--gin_bindings='optax.adamw.b2 = 0.999'`) sets that key too; one
+        // without spaces is a `key=value` word ([`overrides`]).
+        if let Some((key, v)) = binding {
+            let mut path = parents.to_vec();
+            path.extend(key.split('.').filter(|p| !p.is_empty()).map(str::to_string));
+            out.push(Entry {
+                line: lineno,
+                path,
+                display: format!("{key} = {v}"),
+                value: v,
+                kind: EntryKind::Key { header: false },
+            });
+        }
     }
+}
+
+/// A gin binding with spaces around its `=` (`optax.adamw.b2 = 0.999`,
+/// `@x/Class.param = 1`): its dotted key and value.
+fn gin_binding(value: &str) -> Option<(&str, &str)> {
+    let (k, v) = value.split_once('=')?;
+    let (key, v) = (k.trim(), v.trim());
+    let spaced = k.ends_with([' ', '\t']) || v.len() < value.len() - k.len() - 1;
+    let name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '@');
+    (spaced
+        && !v.is_empty()
+        && key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '@')
+        && key.chars().all(name)
+        && !key.ends_with('.'))
+    .then(|| {
+        (
+            key.rsplit('/')
+                .next()
+                .unwrap_or(key)
+                .trim_start_matches('@'),
+            v,
+        )
+    })
 }
 
 /// The next item of an argument list after a flag (`", "value"` in
@@ -725,12 +778,15 @@ fn overrides(
         return;
     }
     // The first word is the command, unless it is a dotted `key=value`,
-    // which no shell assignment is: an argument on a continued line
-    // (`    model.optim.weight_decay=0.01 \`).
+    // which no shell assignment is, or a flag: an argument on a continued
+    // line (`    model.optim.weight_decay=0.01 \`).
     let mut words = code.split_whitespace();
     let first = words.next().filter(|w| {
         w.split_once('=').is_some_and(|(k, v)| {
-            (k.contains('.') && !k.starts_with('-'))
+            k.contains('.')
+                // A flag opening a continued line is an argument, never
+                // the command (`  --fdl_set=task.optimizer.beta2=0.999 \`).
+                || k.starts_with('-')
                 // The line's own assignment, whose quoted value opens with
                 // an argument (`OPTIMIZER_CONF="optim@model.optim=lamb"`).
                 || (assigned == Some(k) && v.trim_start_matches(['"', '\'']).contains('='))
@@ -1955,7 +2011,14 @@ pub fn scan(
     // off its parent too.
     let mut disabled: BTreeSet<Vec<String>> = BTreeSet::new();
     for e in entries {
-        if !matches!(e.kind, EntryKind::Key { header: false }) || e.path.len() < 2 {
+        // A dotted flag is a path too (`--fault_tolerance.enable=false`);
+        // one given alone is on.
+        let keyed = match e.kind {
+            EntryKind::Key { header: false } => true,
+            EntryKind::Flag => !e.value.trim().is_empty(),
+            _ => false,
+        };
+        if !keyed || e.path.len() < 2 {
             continue;
         }
         let Some(k) = e.path.last() else { continue };
