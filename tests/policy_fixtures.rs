@@ -1099,6 +1099,8 @@ fn fixed_hyperparameters_set_in_configs() {
         ("jax_flags/run.sh", 4),
         ("jax_flags/run.sh", 5),
         ("jax_flags/run.sh", 6),
+        // The rules table's sequence length.
+        ("wrong_seq/config_SYS_1x8x1.sh", 1),
     ]
     .into_iter()
     .map(|(p, l)| (format!("{lora}{p}"), l))
@@ -1106,6 +1108,16 @@ fn fixed_hyperparameters_set_in_configs() {
         (
             "llama31_405b/implementations/wrong/conf/custom.yaml".to_string(),
             5,
+        ),
+        // The pack pins the schedule to a word: NeMo's WarmupAnnealing and
+        // Megatron's WSD name others (CosineAnnealing, `right/`, is it).
+        (
+            "llama31_405b/implementations/wrong_sched/conf/custom.yaml".to_string(),
+            4,
+        ),
+        (
+            "llama31_405b/implementations/wrong_sched/run.sh".to_string(),
+            2,
         ),
         // Pinned by the DLRM pack: the decay's start; HugeCTR's AdaGrad
         // epsilon. The reference's Adam betas of RetinaNet.

@@ -47,7 +47,24 @@ pub struct ConfigLogFile {
     /// elsewhere in the implementation gives answers for theirs.
     #[serde(default)]
     helper_folders: Vec<String>,
+    /// Words a config gives for a value the rules pin to a string (a
+    /// learning-rate schedule): what each means.
+    #[serde(default)]
+    named_values: Vec<NamedValues>,
     hyperparameters: Vec<HyperFile>,
+}
+
+/// The names configs give the values of one MLLOG key that holds words.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NamedValues {
+    mllog: String,
+    /// Each logged value, with the names (normal form) that mean it.
+    means: BTreeMap<String, Vec<String>>,
+    /// Names (normal form) that mean none of them.
+    others: Vec<String>,
+    #[allow(dead_code)]
+    why: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -142,6 +159,10 @@ pub struct ConfigLog {
     checkpoint_keys: Vec<String>,
     unlinked_folders: Vec<String>,
     helper_folders: Vec<String>,
+    /// For a logged word (`cosine with linear warmup`): the config names
+    /// that mean it, and those that mean something else.
+    named: Named,
+    named_keys: Vec<String>,
 }
 
 impl ConfigLog {
@@ -193,6 +214,8 @@ impl ConfigLog {
             checkpoint_keys: file.checkpoint_keys,
             unlinked_folders: file.unlinked_folders,
             helper_folders: file.helper_folders,
+            named_keys: file.named_values.iter().map(|n| n.mllog.clone()).collect(),
+            named: named_values(file.named_values)?,
         })
     }
 
@@ -217,6 +240,16 @@ impl ConfigLog {
                 && e.path.len() == 1
                 && self.checkpoint_keys.iter().any(|k| *k == e.path[0])
         })
+    }
+
+    /// Whether configs name the logged words of MLLOG key `mllog`.
+    pub(super) fn names(&self, mllog: &str) -> bool {
+        self.named_keys.iter().any(|k| k == mllog)
+    }
+
+    /// The MLLOG keys whose logged words configs name (`named_values`).
+    pub(super) fn named_keys(&self) -> Vec<String> {
+        self.named_keys.clone()
     }
 
     /// Whether MLLOG key `mllog` has a config key mapped to it.
@@ -251,7 +284,15 @@ impl ConfigLog {
     pub(super) fn agrees(&self, config: &str, other: &serde_json::Value) -> bool {
         match (config.trim().parse::<f64>(), number(other)) {
             (Ok(a), Some(b)) => (a - b).abs() <= self.tolerance * a.abs().max(b.abs()),
-            _ => true,
+            _ => match other.as_str().and_then(|w| self.named.get(w)) {
+                // A name known to mean another value disagrees; one known
+                // to mean it, or unknown, does not.
+                Some((_, others)) => {
+                    let n = super::signals::normalize(config.trim().trim_matches(['"', '\'']));
+                    !others.contains(&n)
+                }
+                None => true,
+            },
         }
     }
 
@@ -472,6 +513,42 @@ pub(super) fn same_name(a: &str, b: &str) -> bool {
             };
             n(x) == n(y)
         })
+}
+
+/// For each logged word: the config names that mean it, and those that
+/// mean something else.
+type Named = BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>;
+
+/// The named values by logged word; a name may not mean two things.
+fn named_values(list: Vec<NamedValues>) -> Result<Named, String> {
+    let mut out = BTreeMap::new();
+    for nv in list {
+        let all: Vec<&String> = nv.means.values().flatten().chain(&nv.others).collect();
+        let mut seen = BTreeSet::new();
+        for n in &all {
+            if super::signals::normalize(n) != **n {
+                return Err(format!(
+                    "named_values {}: '{n}' is not in normal form",
+                    nv.mllog
+                ));
+            }
+            if !seen.insert(n.as_str()) {
+                return Err(format!("named_values {}: '{n}' is listed twice", nv.mllog));
+            }
+        }
+        for (word, names) in &nv.means {
+            // A name that means another of the key's values is another.
+            let others: BTreeSet<String> = nv
+                .means
+                .iter()
+                .filter(|(w, _)| *w != word)
+                .flat_map(|(_, n)| n.iter().cloned())
+                .chain(nv.others.iter().cloned())
+                .collect();
+            out.insert(word.clone(), (names.iter().cloned().collect(), others));
+        }
+    }
+    Ok(out)
 }
 
 /// Whether a folder between `benchmarks/<bm>/` and the file at `path`
@@ -764,10 +841,19 @@ fn settings_with(
                         .or_default()
                         .push(set(m.to_string()));
                 }
-                if v.trim().parse::<f64>().is_ok() {
-                    for keys in &hypers {
+                let number = v.trim().parse::<f64>().is_ok();
+                // A word only for a key whose words configs name (a
+                // schedule's), compared through `named_values`.
+                let word = v.trim().trim_matches(['"', '\'']);
+                for keys in &hypers {
+                    let named = !number
+                        && !word.is_empty()
+                        && !word.contains(['$', '{'])
+                        && keys.iter().any(|k| rules.config_log.names(k));
+                    if number || named {
                         let tag = keys.join("|");
-                        out.entry(tag).or_default().push(set(v.trim().to_string()));
+                        let value = if number { v.trim() } else { word };
+                        out.entry(tag).or_default().push(set(value.to_string()));
                     }
                 }
             }
@@ -1051,6 +1137,7 @@ mod tests {
                 checkpoint_keys: Vec::new(),
                 unlinked_folders: Vec::new(),
                 helper_folders: Vec::new(),
+                named_values: Vec::new(),
                 hyperparameters: vec![HyperFile {
                     mllog: vec!["opt_base_learning_rate".into()],
                     key: "learning_rate".into(),
@@ -1081,6 +1168,15 @@ mod tests {
             checkpoint_keys: Vec::new(),
             unlinked_folders: vec!["test_data".into()],
             helper_folders: vec!["scripts".into()],
+            named_values: vec![NamedValues {
+                mllog: "opt_learning_rate_decay_schedule".into(),
+                means: BTreeMap::from([(
+                    "cosine with linear warmup".to_string(),
+                    vec!["cosine".to_string(), "cosine_annealing".to_string()],
+                )]),
+                others: vec!["linear".into(), "warmup_hold_policy".into()],
+                why: String::new(),
+            }],
             hyperparameters: Vec::new(),
         })
         .expect("compiles");
@@ -1097,5 +1193,15 @@ mod tests {
         assert!(c.agrees("1e-4", &serde_json::json!(0.0001)));
         assert!(!c.agrees("0.001", &serde_json::json!(0.002)));
         assert!(c.agrees("adam", &serde_json::json!("lamb")));
+        // Named values: a name known to mean another value disagrees.
+        let cosine = serde_json::json!("cosine with linear warmup");
+        assert!(c.agrees("CosineAnnealing", &cosine));
+        assert!(c.agrees("'cosine'", &cosine));
+        assert!(!c.agrees("WarmupHoldPolicy", &cosine));
+        assert!(!c.agrees("linear", &cosine));
+        assert!(
+            c.agrees("my_schedule", &cosine),
+            "unknown names are not compared"
+        );
     }
 }

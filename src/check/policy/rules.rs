@@ -161,6 +161,9 @@ pub struct PinnedValues {
     round: (String, String, String),
     /// `fixed:` and `reference:`, by MLLOG key (`fixed:` wins).
     own: BTreeMap<String, Pinned>,
+    /// Keys whose words configs name: a pack's `v.value == 'word'` pins
+    /// them too.
+    words: Vec<String>,
     all: std::sync::OnceLock<BTreeMap<String, Pinned>>,
 }
 
@@ -177,7 +180,9 @@ impl PinnedValues {
                 .filter(|(_, p)| p.rule.contains(".reference."))
                 .map(|(k, p)| (k.clone(), p.clone()))
                 .collect();
-            all.extend(pinned_by_pack(&self.source, usage, version, bm).unwrap_or_default());
+            all.extend(
+                pinned_by_pack(&self.source, usage, version, bm, &self.words).unwrap_or_default(),
+            );
             all.extend(
                 self.own
                     .iter()
@@ -228,7 +233,7 @@ pub struct PolicyRules {
 }
 
 /// The values the closed compliance pack of `bm` pins with a plain
-/// `v.value == NUMBER` check (the pack of rounds before 0.7.0 is
+/// `v.value == NUMBER` check (or `v.value == 'word'` for a key of `words`) (the pack of rounds before 0.7.0 is
 /// `compliance/<bm>.yaml`), by key. A benchmark without a pack pins
 /// nothing.
 fn pinned_by_pack(
@@ -236,9 +241,16 @@ fn pinned_by_pack(
     usage: &str,
     version: &str,
     bm: &str,
+    words: &[String],
 ) -> Result<BTreeMap<String, Pinned>, DataError> {
     static EQ: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^\s*v\.value\s*==\s*([-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s*$")
+            .expect("literal regex")
+    });
+    // A word (`v.value == 'cosine with linear warmup'`): pinned for the
+    // keys whose words configs name (config_log.yaml `named_values`).
+    static WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"^\s*v\.value\s*==\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*$"#)
             .expect("literal regex")
     });
     /// What is read of a pack: its rules' keys and checks (the rest is
@@ -275,6 +287,21 @@ fn pinned_by_pack(
             continue;
         };
         for (c, _) in r.check.items() {
+            if let Some(w) = WORD
+                .captures(&c)
+                .and_then(|m| m.get(1).or_else(|| m.get(2)))
+            {
+                if words.iter().any(|w| w == key) {
+                    out.insert(
+                        key.to_string(),
+                        Pinned {
+                            value: serde_json::Value::String(w.as_str().to_string()),
+                            rule: format!("{display}#{key}"),
+                        },
+                    );
+                }
+                continue;
+            }
             let Some(lit) = EQ.captures(&c).map(|m| m[1].to_string()) else {
                 continue;
             };
@@ -526,6 +553,7 @@ impl PolicyRules {
                         source: source.clone(),
                         round,
                         own: config_fixed,
+                        words: config_log.named_keys(),
                         all: std::sync::OnceLock::new(),
                     },
                     eval_schedule,
