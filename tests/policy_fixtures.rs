@@ -1202,6 +1202,30 @@ fn fixed_hyperparameters_set_in_configs() {
     );
 }
 
+/// flux1's pack pins evaluation_frequency (samples between evaluations,
+/// NVIDIA's VAL_CHECK_INTERVAL): a system config that assigns another
+/// value is POL009, though config_common.sh keeps the reference as its
+/// default (`X=${X:-262144}` keeps whatever the system config assigns).
+#[test]
+fn a_script_default_does_not_answer_for_an_assignment() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_fixed/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&rules("5.1.0"), &sub.implementation_files);
+    let got: Vec<(String, u64)> = found
+        .iter()
+        .filter(|f| f.code == "POL009" && f.path.contains("flux1"))
+        .map(|f| (tail(&f.path), f.line.unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "flux1/implementations/wrong/config_SYS_18x04x32.sh".to_string(),
+            3
+        )],
+        "{found:#?}"
+    );
+}
+
 /// A value the rules table fixes that no pack checks (llama31_8b's
 /// dropout of 0, 5.1.0 on): a config that gives another is POL009.
 #[test]

@@ -413,6 +413,9 @@ pub(super) struct Set {
     /// The setting's own key in normal form (`hidden_dropout`): two keys
     /// of one file that map to one MLLOG key are two settings.
     pub(super) key: String,
+    /// A shell default (`X=${X:-d}`, `${X:-d}`): an assignment of the
+    /// variable in another script wins over it, in either order.
+    pub(super) default: bool,
 }
 
 /// The sets of `given` that `agrees` rejects and that no set it accepts
@@ -441,7 +444,8 @@ pub(super) fn unanswered<'a>(
 /// ([`super::hydra_package::precedence`]):
 /// - a shell config or command line, over any config (and one shell
 ///   config for another: `config_common.sh` and the system's config that
-///   sources it);
+///   sources it), but a script's default (`X=${X:-d}`) never for another
+///   script's assignment of `X`, which the run keeps in either order;
 /// - a YAML, JSON or INI file for one in another folder only when that
 ///   one sits in a folder of helper programs (`scripts/`: the LoRA
 ///   packages keep NeMo's pretraining `megatron_llama_config.yaml` there
@@ -477,6 +481,10 @@ pub(super) fn unanswered_by_precedence<'a>(
                 // the same MLLOG key (attention_dropout beside
                 // hidden_dropout) is a setting of its own.
                 _ if a.path == s.path => a.key == s.key,
+                // A script's default (`X=${X:-reference}`) for another
+                // script's assignment of the same variable, which the run
+                // keeps whichever script runs first.
+                (3, 3) if a.default && !s.default && a.key == s.key => false,
                 (3, _) => true,
                 (2, 2) => rules.config_log.helper(&s.path) && folder(&a.path) != folder(&s.path),
                 (2, 1) => match group_of(&s.path, groups).and_then(|g| composers.get(&g)) {
@@ -800,6 +808,7 @@ fn settings_with(
                                 value: v.trim().to_string(),
                                 per_samples: Vec::new(),
                                 key: own_key(e),
+                                default: shell_default(e),
                             });
                         }
                     }
@@ -835,6 +844,7 @@ fn settings_with(
                     value,
                     per_samples: per_samples.clone(),
                     key: own_key(e),
+                    default: shell_default(e),
                 };
                 if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v), &v) {
                     out.entry("opt_name".into())
@@ -860,6 +870,18 @@ fn settings_with(
         }
     }
     out
+}
+
+/// Whether `e` is a shell default of its variable: `${X:-d}` read alone,
+/// or an assignment that keeps what the variable holds (`X=${X:-d}`).
+fn shell_default(e: &Entry) -> bool {
+    configs::is_default(e)
+        || e.path.last().is_some_and(|k| {
+            let v = e.value.trim().trim_matches(['"', '\'']);
+            v.strip_prefix("${")
+                .and_then(|r| r.strip_prefix(k.as_str()))
+                .is_some_and(|r| r.starts_with([':', '-', '=']))
+        })
 }
 
 /// A setting's own key (the last part of its path) in normal form.
@@ -1049,6 +1071,7 @@ mod tests {
             value: value.into(),
             per_samples: Vec::new(),
             key: "weight_decay".into(),
+            default: false,
         };
         let a = set("i/conf/optim/a.yaml", "0.0001");
         let b = set("i/conf/optim/b.yaml", "0.01");
