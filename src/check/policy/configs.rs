@@ -1584,8 +1584,25 @@ fn flow_map(v: &str, path: &[String], lineno: u64, depth: usize, out: &mut Vec<E
 fn parse_ini(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     let mut section: Vec<String> = Vec::new();
+    // An open TOML multi-line string (`key = '''` ... `'''`): its key path,
+    // delimiter, first line and the lines so far.
+    let mut open: Option<(Vec<String>, &str, u64, String)> = None;
     for (i, raw) in text.lines().enumerate() {
         let lineno = i as u64 + 1;
+        if let Some((path, delim, start, mut buf)) = open.take() {
+            match raw.find(delim) {
+                Some(end) => {
+                    buf.push_str(&raw[..end]);
+                    multiline_string(&path, start, &buf, &mut out);
+                }
+                None => {
+                    buf.push_str(raw);
+                    buf.push('\n');
+                    open = Some((path, delim, start, buf));
+                }
+            }
+            continue;
+        }
         let code = strip_comment(raw);
         let t = code.trim();
         if t.is_empty() || t.starts_with(';') {
@@ -1612,6 +1629,18 @@ fn parse_ini(text: &str) -> Vec<Entry> {
             let v = c.get(2).map(|m| m.as_str().trim()).unwrap_or("");
             let mut path = section.clone();
             path.extend(k.split('.').map(str::to_string));
+            // A TOML multi-line string that does not close on its line
+            // (what follows its opening quotes there is its first line).
+            let opened = ["'''", "\"\"\""].into_iter().find_map(|d| {
+                let rest = raw.split_once('=')?.1.trim_start().strip_prefix(d)?;
+                (!rest.contains(d)).then_some((d, rest))
+            });
+            if let Some((d, rest)) = opened {
+                let mut buf = rest.to_string();
+                buf.push('\n');
+                open = Some((path, d, lineno, buf));
+                continue;
+            }
             if v.starts_with('{') && v.ends_with('}') {
                 // A TOML inline table: `optimizer = { name = "lamb" }`.
                 inline_table(v, &path, lineno, 0, &mut out);
@@ -1659,6 +1688,33 @@ fn parse_ini(text: &str) -> Vec<Entry> {
         flags(t, lineno, &section, &mut out);
     }
     out
+}
+
+/// A TOML multi-line string that opened at line `start` (`ds_config =
+/// '''` then a DeepSpeed config): JSON in it is read as settings under its
+/// key; other text is the key's value.
+fn multiline_string(path: &[String], start: u64, text: &str, out: &mut Vec<Entry>) {
+    let t = text.trim();
+    if t.starts_with('{') && t.ends_with('}') {
+        // The string's first line is the key's. Its settings are the JSON's
+        // (its words are not read again as one value).
+        let before = out.len();
+        json_entries(text, path, start.saturating_sub(1), out);
+        if out.len() > before {
+            return;
+        }
+    }
+    out.push(Entry {
+        line: start,
+        path: path.to_vec(),
+        display: format!(
+            "{} = '''{}'''",
+            path.last().map_or("", String::as_str),
+            t.chars().take(60).collect::<String>()
+        ),
+        value: t.to_string(),
+        kind: EntryKind::Key { header: false },
+    });
 }
 
 /// The items of a flow map or inline table's inside: split at the commas
@@ -3145,6 +3201,24 @@ mod tests {
         assert!(e
             .iter()
             .any(|e| e.line == 2 && e.path == ["x", "y", "k"] && e.value == "v"));
+    }
+
+    /// A TOML multi-line string holding JSON (a DeepSpeed config kept in
+    /// a TOML file): its keys under the string's key, at their lines; the
+    /// lines after it are read again as TOML.
+    #[test]
+    fn toml_multiline_strings_hold_json() {
+        let t = "[train]\nds_config = '''\n{\n  \"optimizer\": {\"type\": \"ZeroOneAdam\"}\n}\n'''\nlr = 1e-4\nnote = \"\"\"a\nb\"\"\"\nk = 2\n";
+        let e = parse(t, Format::Ini);
+        assert_holds(
+            &got(&e),
+            &[
+                (4, "train.ds_config.optimizer.type", "ZeroOneAdam"),
+                (7, "train.lr", "1e-4"),
+                (10, "train.k", "2"),
+            ],
+        );
+        assert!(!e.iter().any(|x| x.path.last().is_some_and(|k| k == "b")));
     }
 
     /// A one-line TOML array: its inline tables' keys under the array's
