@@ -377,6 +377,11 @@ fn check_tree(
             .map_or(&tree.implementation_files, |w| &w.implementation_files);
         let closed = closed_only(found, &systems);
         let configs = closed.as_deref().unwrap_or(found);
+        // A benchmark folder named otherwise (`dlrm_v2`) holds the configs
+        // of the round's benchmark its name stands for.
+        let named = policy_rules.and_then(|p| p.round_benchmarks(configs));
+        let closed = named.or(closed);
+        let configs = closed.as_deref().unwrap_or(found);
         let listing = walked.as_ref().map(|w| &w.listing);
         let done = policy_rules.map(|p| configs_stage(rules, p, tree, listing, opts, configs));
         (walked, closed, done)

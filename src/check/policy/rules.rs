@@ -337,6 +337,16 @@ fn compile(path: &str, what: &str, src: &str) -> Result<Expr, DataError> {
 }
 
 impl PolicyRules {
+    /// `files` with each `benchmarks/<name>/` folder that is no benchmark
+    /// of the round read as the one its name stands for (`dlrm_v2`:
+    /// dlrm_dcnv2), `None` when all are ([`super::scope`]).
+    pub fn round_benchmarks(
+        &self,
+        files: &[crate::discover::tree::ImplFile],
+    ) -> Option<Vec<crate::discover::tree::ImplFile>> {
+        super::scope::with_round_benchmarks(files, &self.benchmarks)
+    }
+
     /// Reads `<usage>/<version>/policy.yaml`, the signal file it names and
     /// the code documentation from `source`; a round without a policy pack
     /// is an error naming the rounds that have one.

@@ -95,6 +95,57 @@ pub(super) fn implementations<'a>(
     groups
 }
 
+/// The files with each `benchmarks/<name>/` folder that is no benchmark
+/// of the round read as the one benchmark its name stands for (`None`
+/// when every folder is one): HPE's v5.0 `benchmarks/dlrm_v2/` holds its
+/// dlrm_dcnv2 configs, Fujitsu's v4.1 `benchmarks/llama2_70b/` its
+/// llama2_70b_lora ones. A name stands for a benchmark when the first
+/// words of the two (up to the first `_` or `-`) are the same or one
+/// starts with the other, and for no other benchmark of the round: an
+/// ambiguous name (`llama3_8b`: llama31_8b or llama31_405b) stays as it
+/// is, and its configs are held to no benchmark's optimizer or values.
+pub(super) fn with_round_benchmarks<T>(
+    files: &[ImplFile],
+    round: &BTreeMap<String, T>,
+) -> Option<Vec<ImplFile>> {
+    let first =
+        |s: &str| -> String { s.split(['_', '-']).next().unwrap_or(s).to_ascii_lowercase() };
+    let stands_for = |name: &str| -> Option<&String> {
+        if round.contains_key(name) {
+            return None;
+        }
+        let w = first(name);
+        if w.is_empty() {
+            return None;
+        }
+        let mut hits = round.keys().filter(|b| {
+            let v = first(b);
+            v.starts_with(&w) || w.starts_with(&v)
+        });
+        match (hits.next(), hits.next()) {
+            (Some(b), None) => Some(b),
+            _ => None,
+        }
+    };
+    let mut memo: BTreeMap<&str, Option<&String>> = BTreeMap::new();
+    let mut changed = false;
+    let out: Vec<ImplFile> = files
+        .iter()
+        .map(|f| {
+            let to = *memo
+                .entry(f.benchmark.as_str())
+                .or_insert_with(|| stands_for(&f.benchmark));
+            let mut f = f.clone();
+            if let Some(b) = to {
+                f.benchmark = b.clone();
+                changed = true;
+            }
+            f
+        })
+        .collect();
+    changed.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +218,44 @@ mod tests {
                 ("c", Place::Shared, vec![6]),
             ]
         );
+    }
+
+    /// A folder named otherwise stands for the one benchmark of the round
+    /// its first word names; an ambiguous or unknown one stays as it is.
+    #[test]
+    fn round_benchmarks() {
+        let round: BTreeMap<String, ()> = [
+            "dlrm_dcnv2",
+            "llama2_70b_lora",
+            "llama31_8b",
+            "llama31_405b",
+            "retinanet",
+        ]
+        .into_iter()
+        .map(|b| (b.to_string(), ()))
+        .collect();
+        let files = [
+            file("dlrm_v2", "implementations/hugectr/c.sh"),
+            file("llama2_70b", "implementations/x/c.sh"),
+            file("llama3_8b", "implementations/x/c.sh"),
+            file("retinanet", "implementations/x/c.sh"),
+            file("ssd", "implementations/x/c.sh"),
+        ];
+        let got: Vec<String> = with_round_benchmarks(&files, &round)
+            .expect("renamed")
+            .into_iter()
+            .map(|f| f.benchmark)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "dlrm_dcnv2",
+                "llama2_70b_lora",
+                "llama3_8b",
+                "retinanet",
+                "ssd"
+            ]
+        );
+        assert!(with_round_benchmarks(&files[3..4], &round).is_none());
     }
 }
