@@ -998,6 +998,21 @@ fn a_config_against_the_log_of_its_own_run() {
     // A learning rate given per 2048 samples, which the run scales by its
     // global batch (Google's TF DLRM): the same setting.
     assert_eq!(pol008("per_samples"), Vec::<(String, u64)>::new());
+    // A config script of another scale (GBS=1024 where the runs log 256)
+    // is another run's: its LR is not compared; one at the runs' own
+    // batch size is.
+    assert_eq!(pol008("other_scale"), Vec::<(String, u64)>::new());
+    let own = "benchmarks/retinanet/implementations/example_system/";
+    assert_eq!(
+        pol008("same_scale"),
+        vec![
+            (format!("{own}config_example_system_1x.sh"), 4),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
     // A folder named after the system with more after it is the system's
     // (AMD's <SYSTEM>_llama2_70b); its one config script's LR overrides the
     // YAML's ${oc.env:LR,...} default; test data is no run's config.
@@ -1101,6 +1116,11 @@ fn fixed_hyperparameters_set_in_configs() {
         ("jax_flags/run.sh", 6),
         // The rules table's sequence length.
         ("wrong_seq/config_SYS_1x8x1.sh", 1),
+        // A structured config's file stands for a section: PEFT's
+        // adapter_config.json is the LoRA adapter's (a top-level r is its
+        // rank); a Hydra group's folder is the key it is loaded under.
+        ("peft_adapter/adapter_config.json", 4),
+        ("hydra_group/conf/optim/adamw.yaml", 3),
     ]
     .into_iter()
     .map(|(p, l)| (format!("{lora}{p}"), l))
@@ -1592,4 +1612,68 @@ fn adam_with_l2_weight_decay_is_not_adamw() {
     // it as far as a name tells (its weight decay is pinned at 0, where
     // the two are one update).
     assert_eq!(pol007("retinanet"), ["vendor.yaml:2"]);
+}
+
+/// Rounds before 5.0 fix values their packs pin (`v.value == N`), also in
+/// a pack the closed one includes for the logged optimizer (ResNet's
+/// `closed_resnet_lars.yaml`): LARS' end learning rate and epsilon, Mask
+/// R-CNN's decay factor given as a yacs option in a shell string
+/// (`SOLVER.GAMMA 0.5`), RNN-T's LAMB minimum learning rate, speed
+/// perturbation and SpecAugment. `right/` gives the pinned values.
+#[test]
+fn older_rounds_fixed_values_set_in_configs() {
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_fixed_old/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&rules("1.0.0"), &sub.implementation_files);
+    let got: BTreeSet<(String, u64, String)> = found
+        .iter()
+        .filter(|f| f.code == "POL009")
+        .map(|f| {
+            let key = f
+                .message
+                .split(" sets ")
+                .nth(1)
+                .and_then(|m| m.split(" to ").next())
+                .unwrap_or_default()
+                .to_string();
+            (tail(&f.path), f.line.unwrap_or(0), key)
+        })
+        .collect();
+    let want: BTreeSet<(String, u64, String)> = [
+        (
+            "resnet/implementations/wrong/config_SYS.sh",
+            2,
+            "lars_opt_end_learning_rate",
+        ),
+        (
+            "resnet/implementations/wrong/config_SYS.sh",
+            3,
+            "lars_epsilon",
+        ),
+        (
+            "maskrcnn/implementations/wrong/config_SYS.sh",
+            1,
+            "opt_learning_rate_decay_factor",
+        ),
+        (
+            "rnnt/implementations/wrong/run_and_time.sh",
+            3,
+            "opt_lamb_learning_rate_min",
+        ),
+        (
+            "rnnt/implementations/wrong/configs/baseline.yaml",
+            4,
+            "data_speed_perturbaton_min",
+        ),
+        (
+            "rnnt/implementations/wrong/configs/baseline.yaml",
+            7,
+            "data_spec_augment_freq_n",
+        ),
+    ]
+    .into_iter()
+    .map(|(p, l, k)| (p.to_string(), l, k.to_string()))
+    .collect();
+    assert_eq!(got, want, "{found:#?}");
 }

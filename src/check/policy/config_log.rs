@@ -47,6 +47,11 @@ pub struct ConfigLogFile {
     /// elsewhere in the implementation gives answers for theirs.
     #[serde(default)]
     helper_folders: Vec<String>,
+    /// Keys (normal form) a config script gives the run's global batch
+    /// size under: a script that gives another number than the run
+    /// logged is another scale's config, not compared with that run.
+    #[serde(default)]
+    scale_keys: Vec<String>,
     /// Words a config gives for a value the rules pin to a string (a
     /// learning-rate schedule): what each means.
     #[serde(default)]
@@ -159,6 +164,7 @@ pub struct ConfigLog {
     checkpoint_keys: Vec<String>,
     unlinked_folders: Vec<String>,
     helper_folders: Vec<String>,
+    scale_keys: Vec<String>,
     /// For a logged word (`cosine with linear warmup`): the config names
     /// that mean it, and those that mean something else.
     named: Named,
@@ -214,6 +220,7 @@ impl ConfigLog {
             checkpoint_keys: file.checkpoint_keys,
             unlinked_folders: file.unlinked_folders,
             helper_folders: file.helper_folders,
+            scale_keys: file.scale_keys,
             named_keys: file.named_values.iter().map(|n| n.mllog.clone()).collect(),
             named: named_values(file.named_values)?,
         })
@@ -229,6 +236,25 @@ impl ConfigLog {
     /// ([`ConfigLogFile::helper_folders`]).
     pub(super) fn helper(&self, path: &str) -> bool {
         in_folder(path, &self.helper_folders)
+    }
+
+    /// Whether the config script `entries` is another scale's than runs
+    /// that logged global batch sizes `batches`: it gives the batch size
+    /// a number none of them is (NVIDIA keeps one `config_<system>_<n>x...`
+    /// per scale in a system's folder, `export GBS=2304`).
+    pub(super) fn other_scale(&self, entries: &[Entry], batches: &[f64]) -> bool {
+        !batches.is_empty()
+            && entries.iter().any(|e| {
+                e.kind == (EntryKind::Key { header: false })
+                    && e.path
+                        .last()
+                        .is_some_and(|k| self.scale_keys.contains(&normalize(k)))
+                    && e.value.trim().parse::<f64>().is_ok_and(|n| {
+                        !batches
+                            .iter()
+                            .any(|b| (n - b).abs() <= self.tolerance * n.abs().max(b.abs()))
+                    })
+            })
     }
 
     /// Whether `entries` are a config saved with a checkpoint (NeMo's
@@ -264,17 +290,23 @@ impl ConfigLog {
     /// path `path` is logged as: its whole last key matches a mapping's key,
     /// and one of its parents the mapping's parent when it names one
     /// (`min_lr` is not `lr`).
-    pub(super) fn mllog_keys(&self, path: &[String]) -> Vec<&Vec<String>> {
-        matching(&self.hypers, path).map(|h| &h.mllog).collect()
+    pub(super) fn mllog_keys(&self, path: &[String], outer: &[String]) -> Vec<&Vec<String>> {
+        matching(&self.hypers, path, outer)
+            .map(|h| &h.mllog)
+            .collect()
     }
 
     /// [`ConfigLog::mllog_keys`] of the mappings that read one item of a
     /// list the key holds: the MLLOG keys and the item's index.
-    pub(super) fn mllog_items(&self, path: &[String]) -> Vec<(&Vec<String>, usize)> {
+    pub(super) fn mllog_items(
+        &self,
+        path: &[String],
+        outer: &[String],
+    ) -> Vec<(&Vec<String>, usize)> {
         if self.items.is_empty() {
             return Vec::new();
         }
-        matching(&self.items, path)
+        matching(&self.items, path, outer)
             .filter_map(|h| h.item.map(|i| (&h.mllog, i)))
             .collect()
     }
@@ -318,8 +350,8 @@ impl ConfigLog {
 
     /// The `per_samples` of the mappings of a key's own value that `path`
     /// matches.
-    pub(super) fn per_samples(&self, path: &[String]) -> Vec<f64> {
-        matching(&self.hypers, path)
+    pub(super) fn per_samples(&self, path: &[String], outer: &[String]) -> Vec<f64> {
+        matching(&self.hypers, path, outer)
             .flat_map(|h| h.per_samples.iter().copied())
             .collect()
     }
@@ -339,13 +371,19 @@ impl ConfigLog {
 }
 
 /// The mappings of `hypers` whose key (and parent, when named) `path`
-/// matches.
+/// matches. `outer`: the parents the file itself stands for (its name and
+/// its folder's, see [`outer_parents`]), for a top-level key.
 fn matching<'a, 'p>(
     hypers: &'a Mappings,
     path: &'p [String],
+    outer: &'p [String],
 ) -> impl Iterator<Item = &'a Hyper> + use<'a, 'p> {
     let own = path.last().map(|k| normalize(k)).unwrap_or_default();
-    let parents = &path[..path.len().saturating_sub(1)];
+    // The file's own parents count for its top-level keys only: a nested
+    // key's section is nearer (`model.norm.eps` in `optim.yaml` is a
+    // layer norm's).
+    let outer = if path.len() == 1 { outer } else { &[] };
+    let parents = path[..path.len().saturating_sub(1)].iter().chain(outer);
     // In the mappings' order (the first found wins where one is taken).
     hypers
         .keyed(&own)
@@ -355,7 +393,7 @@ fn matching<'a, 'p>(
             // Parents are put in normal form only for a key that matched.
             h.parent
                 .as_ref()
-                .is_none_or(|p| parents.iter().any(|x| p.is_match(normalize(x).as_bytes())))
+                .is_none_or(|p| parents.clone().any(|x| p.is_match(normalize(x).as_bytes())))
         })
 }
 
@@ -682,7 +720,18 @@ pub fn check(
                 .filter(|(_, e)| !rules.config_log.is_checkpoint(e))
                 .collect()
         };
-        let mine = usable(linked);
+        // A config script of another scale than the runs' is another
+        // run's (its learning rate and warmup are that batch size's).
+        let batches: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.logged.values.get(BATCH).and_then(|(v, _)| number(v)))
+            .collect();
+        let mine: Vec<(&ImplFile, &[Entry])> = usable(linked)
+            .into_iter()
+            .filter(|(f, e)| {
+                !(is_config_script(&f.file.path) && rules.config_log.other_scale(e, &batches))
+            })
+            .collect();
         // The benchmark's other configs may be the ones the run sourced
         // (`config_<vendor>.sh` beside the system's folder, exporting what
         // its `run_and_time.sh` reads as `${LR:-0.004}`): what they assign
@@ -787,9 +836,10 @@ fn settings_with(
     let mut out: BTreeMap<String, Vec<Set>> = BTreeMap::new();
     for &(f, entries) in parsed {
         let local = configs::local_values(entries);
+        let outer = outer_parents(rules, &f.file.path);
         for (i, e) in entries.iter().enumerate() {
             let items = if may_list(e) {
-                rules.config_log.mllog_items(&e.path)
+                rules.config_log.mllog_items(&e.path, &outer)
             } else {
                 Vec::new()
             };
@@ -831,11 +881,11 @@ fn settings_with(
                 .filter(|p| !p.is_empty())
                 .collect::<Vec<_>>()
                 .join("_");
-            let hypers = rules.config_log.mllog_keys(&e.path);
+            let hypers = rules.config_log.mllog_keys(&e.path, &outer);
             if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
                 continue;
             }
-            let per_samples = rules.config_log.per_samples(&e.path);
+            let per_samples = rules.config_log.per_samples(&e.path, &outer);
             for v in expand(&e.value, &env, &local) {
                 let set = |value: String| Set {
                     path: f.file.path.clone(),
@@ -874,6 +924,27 @@ fn settings_with(
 
 /// Whether `e` is a shell default of its variable: `${X:-d}` read alone,
 /// or an assignment that keeps what the variable holds (`X=${X:-d}`).
+/// The parents a structured config's file stands for, outside its own
+/// keys: its name (a PEFT `adapter_config.json` is the LoRA adapter's
+/// section, a top-level `r` its rank) and its folder's (a Hydra config
+/// group: `conf/optim/adamw.yaml` is loaded under `optim`). None for a
+/// shell script, whose variables are the run's whatever the file is named.
+fn outer_parents(rules: &PolicyRules, path: &str) -> Vec<String> {
+    let mut parts = path.rsplit('/');
+    let name = parts.next().unwrap_or_default();
+    if !matches!(
+        rules.signals.config_files.format(name),
+        Some(configs::Format::Yaml | configs::Format::Json | configs::Format::Ini)
+    ) {
+        return Vec::new();
+    }
+    let stem = name.split_once('.').map_or(name, |(s, _)| s);
+    std::iter::once(stem)
+        .chain(parts.next())
+        .map(str::to_string)
+        .collect()
+}
+
 fn shell_default(e: &Entry) -> bool {
     configs::is_default(e)
         || e.path.last().is_some_and(|k| {
@@ -1107,7 +1178,7 @@ mod tests {
         let c = &rules.config_log;
         let keys = |path: &[&str]| -> Vec<String> {
             let path: Vec<String> = path.iter().map(|p| p.to_string()).collect();
-            c.mllog_keys(&path)
+            c.mllog_keys(&path, &[])
                 .into_iter()
                 .flat_map(|k| k.iter().cloned())
                 .collect()
@@ -1137,18 +1208,20 @@ mod tests {
     fn values_per_samples_scale_with_the_batch() {
         let rules = crate::check::policy::test_support::rules();
         let c = &rules.config_log;
-        let per = c.per_samples(&["learning_rate".to_string()]);
+        let per = c.per_samples(&["learning_rate".to_string()], &[]);
         assert_eq!(per, [2048.0]);
         let v = serde_json::json!(23.949);
         assert!(c.agrees_scaled(&per, "0.887", &v, Some(55296.0)));
         assert!(!c.agrees_scaled(&per, "0.887", &v, Some(65536.0)));
         assert!(!c.agrees_scaled(&per, "0.887", &v, None));
         // NVIDIA's LR, NeMo's optim.lr and betas are the value itself.
-        assert!(c.per_samples(&["LR".to_string()]).is_empty());
+        assert!(c.per_samples(&["LR".to_string()], &[]).is_empty());
         assert!(c
-            .per_samples(&["optim".to_string(), "lr".to_string()])
+            .per_samples(&["optim".to_string(), "lr".to_string()], &[])
             .is_empty());
-        assert!(c.per_samples(&["opt_lamb_beta_1".to_string()]).is_empty());
+        assert!(c
+            .per_samples(&["opt_lamb_beta_1".to_string()], &[])
+            .is_empty());
     }
 
     /// `per_samples` must be positive numbers: a zero would divide by it.
@@ -1160,6 +1233,7 @@ mod tests {
                 checkpoint_keys: Vec::new(),
                 unlinked_folders: Vec::new(),
                 helper_folders: Vec::new(),
+                scale_keys: Vec::new(),
                 named_values: Vec::new(),
                 hyperparameters: vec![HyperFile {
                     mllog: vec!["opt_base_learning_rate".into()],
@@ -1191,6 +1265,7 @@ mod tests {
             checkpoint_keys: Vec::new(),
             unlinked_folders: vec!["test_data".into()],
             helper_folders: vec!["scripts".into()],
+            scale_keys: Vec::new(),
             named_values: vec![NamedValues {
                 mllog: "opt_learning_rate_decay_schedule".into(),
                 means: BTreeMap::from([(

@@ -483,9 +483,59 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     }
     flags(code, lineno, parents, out);
     overrides(code, lineno, parents, assigned, out);
+    yacs_options(code, lineno, parents, out);
     jq_assignments(code, lineno, parents, out);
     python_kwargs(code, lineno, parents, out);
     sed_settings(code, lineno, parents, out);
+}
+
+/// yacs options, `KEY VALUE` pairs whose key is an upper-case dotted
+/// path (maskrcnn-benchmark's and Detectron's command-line `opts`, kept in
+/// a shell string: `EXTRA_CONFIG='SOLVER.BASE_LR 0.12 SOLVER.GAMMA 0.1'`,
+/// or after the script's name): each sets that path (`SOLVER`, `GAMMA`).
+fn yacs_options(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    // Cheap test first: a dot between upper-case letters.
+    if !code
+        .as_bytes()
+        .windows(3)
+        .any(|w| w[0].is_ascii_uppercase() && w[1] == b'.' && w[2].is_ascii_uppercase())
+    {
+        return;
+    }
+    let is_key = |w: &str| {
+        let mut parts = w.split('.');
+        w.contains('.')
+            && parts
+                .next()
+                .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_uppercase()))
+            && w.split('.').all(|p| {
+                !p.is_empty()
+                    && p.bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            })
+    };
+    let words: Vec<&str> = code
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| matches!(c, '"' | '\'' | ';' | '\\')))
+        .collect();
+    let mut i = 0;
+    while i + 1 < words.len() {
+        let (k, v) = (words[i], words[i + 1]);
+        if is_key(k) && !v.is_empty() && !is_key(v) {
+            let mut path = parents.to_vec();
+            path.extend(k.split('.').map(str::to_string));
+            out.push(Entry {
+                line: lineno,
+                path,
+                value: v.to_string(),
+                kind: EntryKind::Key { header: false },
+                display: format!("{k} {v}"),
+            });
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// Words a `for NAME in WORDS; do` loop gives its variable, at most this
@@ -1416,8 +1466,12 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                     continue;
                 }
                 let is_block = v.starts_with('|') || v.starts_with('>');
-                let header = v.is_empty();
-                let value = if is_block {
+                // An alias of an anchored block (`grad_compression: *gc`)
+                // is that block, copied below: a header like the block
+                // written out, whose `enabled: false` switches it off.
+                let block_alias = anchor.is_none() && aliased.is_none() && aliases.is_block(v);
+                let header = v.is_empty() || block_alias;
+                let value = if is_block || block_alias {
                     String::new()
                 } else {
                     unquote(v).to_string()
@@ -1432,7 +1486,7 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 out.push(Entry {
                     line: lineno,
                     path,
-                    display: if header || is_block {
+                    display: if (header && !block_alias) || is_block {
                         format!("{k}:")
                     } else {
                         format!("{k}: {v}")
@@ -1442,7 +1496,7 @@ fn parse_yaml(text: &str) -> Vec<Entry> {
                 });
                 if let Some(a) = anchor {
                     aliases.define(a, &out, out.len() - 1);
-                } else if aliased.is_none() && aliases.is_block(v) {
+                } else if block_alias {
                     let mut at = parents.clone();
                     at.push(k.clone());
                     aliases.copy(v, &at, &mut out);

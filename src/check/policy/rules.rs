@@ -266,7 +266,19 @@ fn pinned_by_pack(
         key: Option<String>,
         #[serde(default)]
         check: crate::check::rules::pack::Exprs,
+        #[serde(default)]
+        include: Option<String>,
     }
+    // A pack the closed one includes for a logged value (resnet's
+    // `include: "'closed_resnet_' ~ v.value if v.value in ['sgd', 'lars']
+    // else none"`): its keys are the variant's own (lars_epsilon), so
+    // every variant's pins hold for a config that sets such a key.
+    static INCLUDE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\s*'([A-Za-z0-9_]+)'\s*~\s*v\.value\s+if\s+v\.value\s+in\s+\[([^\]]*)\]",
+        )
+        .expect("literal regex")
+    });
     let mut out = BTreeMap::new();
     let mut pack = None;
     for rel in [
@@ -281,49 +293,73 @@ fn pinned_by_pack(
     let Some((rel, doc)) = pack else {
         return Ok(out);
     };
-    let display = source.display(&rel);
-    for r in &doc.rules {
-        let Some(key) = r.key.as_deref() else {
+    let mut packs = vec![(rel, doc)];
+    let mut variants = Vec::new();
+    for r in &packs[0].1.rules {
+        let Some(m) = r.include.as_deref().and_then(|i| INCLUDE.captures(i)) else {
             continue;
         };
-        for (c, _) in r.check.items() {
-            if let Some(w) = WORD
-                .captures(&c)
-                .and_then(|m| m.get(1).or_else(|| m.get(2)))
-            {
-                if words.iter().any(|w| w == key) {
-                    out.insert(
-                        key.to_string(),
-                        Pinned {
-                            value: serde_json::Value::String(w.as_str().to_string()),
-                            rule: format!("{display}#{key}"),
-                        },
-                    );
-                }
+        for item in m[2].split(',') {
+            let item = item.trim().trim_matches(['\'', '"']);
+            if !item.is_empty() {
+                variants.push(format!("{usage}/{version}/compliance/{}{item}.yaml", &m[1]));
+            }
+        }
+    }
+    for rel in variants {
+        if let Some(doc) = load_yaml::<Pack>(source, &rel)? {
+            packs.push((rel, doc));
+        }
+    }
+    for (rel, doc) in &packs {
+        let display = source.display(rel);
+        for r in &doc.rules {
+            let Some(key) = r.key.as_deref() else {
+                continue;
+            };
+            if out.contains_key(key) {
+                // The closed pack's own pin, or the first variant's.
                 continue;
             }
-            let Some(lit) = EQ.captures(&c).map(|m| m[1].to_string()) else {
-                continue;
-            };
-            // An integer stays one (messages say 16, not 16.0).
-            let value = match lit.parse::<i64>() {
-                Ok(i) => serde_json::Number::from(i),
-                Err(_) => match lit
-                    .parse::<f64>()
-                    .ok()
-                    .and_then(serde_json::Number::from_f64)
+            for (c, _) in r.check.items() {
+                if let Some(w) = WORD
+                    .captures(&c)
+                    .and_then(|m| m.get(1).or_else(|| m.get(2)))
                 {
-                    Some(n) => n,
-                    None => continue,
-                },
-            };
-            out.insert(
-                key.to_string(),
-                Pinned {
-                    value: serde_json::Value::Number(value),
-                    rule: format!("{display}#{key}"),
-                },
-            );
+                    if words.iter().any(|w| w == key) {
+                        out.insert(
+                            key.to_string(),
+                            Pinned {
+                                value: serde_json::Value::String(w.as_str().to_string()),
+                                rule: format!("{display}#{key}"),
+                            },
+                        );
+                    }
+                    continue;
+                }
+                let Some(lit) = EQ.captures(&c).map(|m| m[1].to_string()) else {
+                    continue;
+                };
+                // An integer stays one (messages say 16, not 16.0).
+                let value = match lit.parse::<i64>() {
+                    Ok(i) => serde_json::Number::from(i),
+                    Err(_) => match lit
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(serde_json::Number::from_f64)
+                    {
+                        Some(n) => n,
+                        None => continue,
+                    },
+                };
+                out.insert(
+                    key.to_string(),
+                    Pinned {
+                        value: serde_json::Value::Number(value),
+                        rule: format!("{display}#{key}"),
+                    },
+                );
+            }
         }
     }
     Ok(out)
