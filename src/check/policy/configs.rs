@@ -285,6 +285,14 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
                 .map(str::to_string),
         );
         let binding = gin_binding(&value).map(|(k, v)| (k.to_string(), v.to_string()));
+        // A JSON object or a Python dict as the flag's value, whose spaces
+        // the value above stops at: `--strategy-kwargs '{"algorithm":
+        // "async"}'`, escaped inside a quoted string too (`\"{'a': 1}\"`).
+        let object = c
+            .get(0)
+            .map(|m| written.map_or(m.end(), |w| w.start()))
+            .and_then(|at| braced_object(&line[at..]));
+        let json_path = object.as_ref().map(|_| path.clone());
         out.push(Entry {
             line: lineno,
             path,
@@ -292,6 +300,14 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
             kind: EntryKind::Flag,
             display,
         });
+        if let (Some(obj), Some(p)) = (object, json_path) {
+            json_entries(
+                &python_dict_as_json(&obj),
+                &p,
+                lineno.saturating_sub(1),
+                out,
+            );
+        }
         // A flag whose value is a binding written with spaces (gin's
         // `--gin_bindings='optax.adamw.b2 = 0.999'`) sets that key too; one
         // without spaces is a `key=value` word ([`overrides`]).
@@ -307,6 +323,31 @@ pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<E
             });
         }
     }
+}
+
+/// The object `{...}` a flag's value opens with (after blanks, quotes and
+/// backslashes), its braces balanced, escaped quotes unescaped; none when
+/// the value is no object or does not close on the line.
+fn braced_object(s: &str) -> Option<String> {
+    let t = s.trim_start_matches([' ', '\t', '=', '"', '\'', '\\']);
+    if !t.starts_with('{') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, ch) in t.char_indices() {
+        match ch {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    let obj = &t[..=i];
+                    return (obj.len() > 2).then(|| obj.replace("\\\"", "\"").replace("\\'", "'"));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A gin binding with spaces around its `=` (`optax.adamw.b2 = 0.999`,
