@@ -853,6 +853,11 @@ fn jq_re() -> Option<&'static Regex> {
     )
 }
 
+fn object_argument_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(&R, r#"(?:^|[\s,])([A-Za-z_][A-Za-z0-9_]*)=\\?['"]?\{"#)
+}
+
 /// `key=value` arguments of a command line (Hydra overrides
 /// `model.optim.name=lamb`, `+trainer.x=1`, `key=value` argument parsers):
 /// the dotted key is a path. The first word is the command or an
@@ -883,6 +888,32 @@ fn overrides(
                 || (assigned == Some(k) && v.trim_start_matches(['"', '\'']).contains('='))
         })
     });
+    // `NAME='{...}'` as an argument (`docker run -e TF_CONFIG='{"cluster":
+    // ...}'`, `mpirun -x`, `srun --export`): the object, spaces and all, is
+    // read as JSON under NAME (the words below stop at its first blank).
+    if code.contains("{") {
+        if let Some(r) = object_argument_re() {
+            for c in r.captures_iter(code) {
+                let (Some(k), Some(m)) = (c.get(1), c.get(0)) else {
+                    continue;
+                };
+                if assigned == Some(k.as_str()) {
+                    continue;
+                }
+                let at = m.end() - 1;
+                if let Some(obj) = braced_object(&code[at..]) {
+                    let mut path = parents.to_vec();
+                    path.push(k.as_str().to_string());
+                    json_entries(
+                        &python_dict_as_json(&obj),
+                        &path,
+                        lineno.saturating_sub(1),
+                        out,
+                    );
+                }
+            }
+        }
+    }
     for word in first.into_iter().chain(words) {
         let word = word.trim_matches(|c: char| matches!(c, '"' | '\'' | '(' | ')' | ';' | '\\'));
         // `NAME=value` items of a flag's value or of a comma-separated
