@@ -1352,6 +1352,11 @@ fn heredoc(body: &[&str], before: u64, opener: &str, out: &mut Vec<Entry>) {
     if only_prints(&format!("{command} {shown}"), true) {
         return;
     }
+    // A block comment (`: <<'COMMENT'` ... `COMMENT`): the no-op builtin
+    // reads the body and does nothing with it.
+    if matches!(command.trim(), ":" | "true") && heredoc_target(opener).is_none() {
+        return;
+    }
     let python = runs_python(opener);
     if let Some(format) = heredoc_target(opener).and_then(|t| embedded_format(t, &[])) {
         out.extend(embedded(body, format, before, &[]));
