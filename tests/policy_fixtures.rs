@@ -995,6 +995,23 @@ fn a_config_against_the_log_of_its_own_run() {
     // system's folder (pytorch/config_vendor.sh) exports the logged value:
     // the default is not the run's.
     assert_eq!(pol008("sourced"), Vec::<(String, u64)>::new());
+    // The config the run sources reads a script the package lacks
+    // (`source $(dirname ...)/hyperparameters_2048.sh`), which may set LR:
+    // the default `${LR:=0.0004}` is not compared. With the script there
+    // (setting no LR) and `/etc/profile` the system's, it is.
+    assert_eq!(pol008("source_missing"), Vec::<(String, u64)>::new());
+    let own = "benchmarks/retinanet/implementations/example_system/run_and_time.sh";
+    assert_eq!(
+        pol008("source_present"),
+        vec![
+            (own.to_string(), 3),
+            (own.to_string(), 4),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
     // A learning rate given per 2048 samples, which the run scales by its
     // global batch (Google's TF DLRM): the same setting.
     assert_eq!(pol008("per_samples"), Vec::<(String, u64)>::new());

@@ -28,6 +28,7 @@ fn kind_code(k: EntryKind) -> u8 {
         EntryKind::Value => 3,
         EntryKind::Guard => 4,
         EntryKind::GuardEnd => 5,
+        EntryKind::Source => 6,
     }
 }
 
@@ -39,6 +40,7 @@ fn kind_of(c: u8) -> Option<EntryKind> {
         3 => EntryKind::Value,
         4 => EntryKind::Guard,
         5 => EntryKind::GuardEnd,
+        6 => EntryKind::Source,
         _ => return None,
     })
 }

@@ -52,6 +52,11 @@ pub struct ConfigLogFile {
     /// logged is another scale's config, not compared with that run.
     #[serde(default)]
     scale_keys: Vec<String>,
+    /// Where the files a script sources (`source /etc/profile`) are the
+    /// system's or the container image's, not the package's: path
+    /// prefixes as written.
+    #[serde(default)]
+    external_sources: Vec<String>,
     /// Words a config gives for a value the rules pin to a string (a
     /// learning-rate schedule): what each means.
     #[serde(default)]
@@ -165,6 +170,7 @@ pub struct ConfigLog {
     unlinked_folders: Vec<String>,
     helper_folders: Vec<String>,
     scale_keys: Vec<String>,
+    external_sources: Vec<String>,
     /// For a logged word (`cosine with linear warmup`): the config names
     /// that mean it, and those that mean something else.
     named: Named,
@@ -221,6 +227,7 @@ impl ConfigLog {
             unlinked_folders: file.unlinked_folders,
             helper_folders: file.helper_folders,
             scale_keys: file.scale_keys,
+            external_sources: file.external_sources,
             named_keys: file.named_values.iter().map(|n| n.mllog.clone()).collect(),
             named: named_values(file.named_values)?,
         })
@@ -230,6 +237,14 @@ impl ConfigLog {
     /// run's ([`ConfigLogFile::unlinked_folders`]).
     pub(super) fn unlinked(&self, path: &str) -> bool {
         in_folder(path, &self.unlinked_folders)
+    }
+
+    /// Whether a script reading `path` reads a file of the system or the
+    /// container image ([`ConfigLogFile::external_sources`]).
+    pub(super) fn external_source(&self, path: &str) -> bool {
+        self.external_sources
+            .iter()
+            .any(|p| path.starts_with(p.as_str()))
     }
 
     /// Whether the config at `path` sits in a folder of helper programs
@@ -737,10 +752,89 @@ pub fn check(
         // its `run_and_time.sh` reads as `${LR:-0.004}`): what they assign
         // is one more value of those variables, never a setting of its own.
         let others: Vec<&[Entry]> = usable(rest).into_iter().map(|(_, e)| e).collect();
-        out.extend(contradictions(rules, bm, &mine, &others, runs));
+        // A script that reads a file the package lacks (GIGABYTE's
+        // `source .../hyperparameters_2048.sh`) may have set any variable
+        // there: a shell default is no value of the run.
+        let open = linked
+            .iter()
+            .chain(rest)
+            .any(|&i| lacks_sourced(rules, files, bm, parsed.entries(i).unwrap_or_default()));
+        out.extend(contradictions(rules, bm, &mine, &others, runs, open));
     }
     crate::finding::sort_findings(&mut out);
     out.dedup();
+    out
+}
+
+/// Whether a script of benchmark `bm` with settings `entries` reads a
+/// shell config (`source FILE`, `. FILE`) that no implementation file of
+/// the benchmark is: its name, or a variable's part of it (`config_${DGXSYSTEM}.sh`)
+/// any run of characters. A file of the system or the container image
+/// (`external_sources`) is not the package's to hold.
+fn lacks_sourced(rules: &PolicyRules, files: &[ImplFile], bm: &str, entries: &[Entry]) -> bool {
+    entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Source)
+        .any(|e| {
+            let path = e.value.as_str();
+            if rules.config_log.external_source(path) {
+                return false;
+            }
+            let name = path.rsplit('/').next().unwrap_or(path);
+            if rules.signals.config_files.format(&name.replace('$', "x"))
+                != Some(configs::Format::Shell)
+            {
+                return false;
+            }
+            let pattern = variable_parts_as_star(name);
+            !files.iter().any(|f| {
+                f.benchmark == bm
+                    && f.file
+                        .path
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|n| super::signals::wildcard(&pattern, n))
+            })
+        })
+}
+
+/// `name` with each variable (`$X`, `${X}`, `$(...)`) as `*`.
+fn variable_parts_as_star(name: &str) -> String {
+    let mut out = String::new();
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '$' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some(&open @ ('{' | '(')) => {
+                let close = if open == '{' { '}' } else { ')' };
+                let mut depth = 0usize;
+                for d in chars.by_ref() {
+                    if d == open {
+                        depth += 1;
+                    } else if d == close {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                }
+            }
+            _ => {
+                while chars
+                    .peek()
+                    .is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_')
+                {
+                    chars.next();
+                }
+            }
+        }
+        if !out.ends_with('*') {
+            out.push('*');
+        }
+    }
     out
 }
 
@@ -1008,7 +1102,7 @@ pub(super) fn list_items(entries: &[Entry], i: usize) -> Vec<String> {
                 })
                 .unwrap_or_default()
         }
-        EntryKind::Value | EntryKind::Guard | EntryKind::GuardEnd => Vec::new(),
+        EntryKind::Value | EntryKind::Guard | EntryKind::GuardEnd | EntryKind::Source => Vec::new(),
     }
 }
 
@@ -1018,8 +1112,26 @@ fn contradictions(
     parsed: &[(&ImplFile, &[Entry])],
     others: &[&[Entry]],
     runs: &[&RunLog],
+    open: bool,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    // With a sourced file missing, the defaults are left out: neither a
+    // setting nor a value of a variable another setting reads.
+    let kept: Vec<Vec<Entry>>;
+    let parsed: Vec<(&ImplFile, &[Entry])> = if open {
+        kept = parsed
+            .iter()
+            .map(|(_, e)| e.iter().filter(|x| !shell_default(x)).cloned().collect())
+            .collect();
+        parsed
+            .iter()
+            .zip(&kept)
+            .map(|((f, _), e)| (*f, e.as_slice()))
+            .collect()
+    } else {
+        parsed.to_vec()
+    };
+    let parsed = parsed.as_slice();
     let sets = settings_with(rules, parsed, others, interpolate::expand_assigned);
     if sets.is_empty() {
         return out;
@@ -1128,6 +1240,19 @@ fn contradictions(
 mod tests {
     use super::*;
 
+    /// A sourced file's name with its variables as wildcards.
+    #[test]
+    fn variables_become_wildcards() {
+        for (name, want) in [
+            ("config_${DGXSYSTEM}.sh", "config_*.sh"),
+            ("config_$SYS.sh", "config_*.sh"),
+            ("x_$(hostname)_${A}${B}.sh", "x_*_*.sh"),
+            ("plain.sh", "plain.sh"),
+        ] {
+            assert_eq!(variable_parts_as_star(name), want, "{name}");
+        }
+    }
+
     /// A value is answered by a setting that agrees in the same file or in
     /// any file that is no option of a Hydra config group (a run composes
     /// one of `conf/optim/a.yaml` and `conf/optim/b.yaml`, under the
@@ -1234,6 +1359,7 @@ mod tests {
                 unlinked_folders: Vec::new(),
                 helper_folders: Vec::new(),
                 scale_keys: Vec::new(),
+                external_sources: Vec::new(),
                 named_values: Vec::new(),
                 hyperparameters: vec![HyperFile {
                     mllog: vec!["opt_base_learning_rate".into()],
@@ -1266,6 +1392,7 @@ mod tests {
             unlinked_folders: vec!["test_data".into()],
             helper_folders: vec!["scripts".into()],
             scale_keys: Vec::new(),
+            external_sources: Vec::new(),
             named_values: vec![NamedValues {
                 mllog: "opt_learning_rate_decay_schedule".into(),
                 means: BTreeMap::from([(

@@ -38,6 +38,11 @@ pub enum EntryKind {
     Guard,
     /// The end of the innermost guard (`fi`).
     GuardEnd,
+    /// A shell script reads another (`source FILE`, `. FILE`); `value`
+    /// is the file as written. No setting: what the file it names sets
+    /// is the run's too, and a package that lacks it leaves the defaults
+    /// of its variables open ([`super::config_log`]).
+    Source,
 }
 
 /// One setting found in a config file.
@@ -470,6 +475,16 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     }
     // Cheap tests first: most lines are neither assignments nor `ENV`.
     let t = code.trim_start();
+    if let Some(file) = sourced(t) {
+        out.push(Entry {
+            line: lineno,
+            path: parents.to_vec(),
+            value: file.to_string(),
+            kind: EntryKind::Source,
+            display: t.trim_end().to_string(),
+        });
+        return;
+    }
     let assign = if code.contains('=') {
         shell_assign(code)
     } else {
@@ -1008,6 +1023,35 @@ fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<En
 /// Whether `e` is the default of a variable reference (`${VAR:-0.01}`,
 /// `${oc.env:VAR,0.01}`), a setting of its own that [`defaults`] writes,
 /// rather than an assignment.
+/// The file a shell line reads (`source FILE`, `. FILE`), as written,
+/// quotes removed.
+fn sourced(t: &str) -> Option<&str> {
+    let rest = t
+        .strip_prefix("source ")
+        .or_else(|| t.strip_prefix(". "))?
+        .trim_start();
+    let file = if rest.starts_with(['"', '\'']) {
+        first_word(rest)
+    } else {
+        // One word of the shell's: a blank inside `$(dirname ...)` or
+        // `${...}` does not end it.
+        let mut depth = 0usize;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '(' | '{' => depth += 1,
+                    ')' | '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                depth == 0 && (c.is_whitespace() || c == ';' || c == '&' || c == '|')
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        &rest[..end]
+    };
+    (!file.is_empty()).then_some(file)
+}
+
 pub fn is_default(e: &Entry) -> bool {
     e.kind == (EntryKind::Key { header: false }) && e.display.starts_with("${")
 }
@@ -2312,6 +2356,7 @@ pub fn scan(
                 guards.pop();
                 continue;
             }
+            EntryKind::Source => continue,
             _ if guards.iter().any(|&off| off) => continue,
             _ => {}
         }
@@ -2661,6 +2706,32 @@ fn path_like(v: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The file a `source` or `.` line reads, one shell word (blanks
+    /// inside `$(...)` and `${...}` included); other lines read none.
+    #[test]
+    fn sourced_files() {
+        for (line, want) in [
+            ("source config_common.sh", Some("config_common.sh")),
+            (
+                ". ./config_${DGXSYSTEM}.sh",
+                Some("./config_${DGXSYSTEM}.sh"),
+            ),
+            (
+                "source $(dirname ${BASH_SOURCE[0]})/hyperparameters_2048.sh",
+                Some("$(dirname ${BASH_SOURCE[0]})/hyperparameters_2048.sh"),
+            ),
+            ("source \"my dir/x.sh\" arg", Some("my dir/x.sh")),
+            ("source x.sh && echo ok", Some("x.sh")),
+            ("sourced=1", None),
+            ("./run.sh", None),
+        ] {
+            assert_eq!(sourced(line), want, "{line}");
+        }
+        let e = parse("#!/bin/bash\nsource a.sh\nexport LR=1\n", Format::Shell);
+        assert_eq!(e[0].kind, EntryKind::Source);
+        assert_eq!((e[0].line, e[0].value.as_str()), (2, "a.sh"));
+    }
 
     /// The per-setting gate only saves work: on every policy fixture (and
     /// its files read as each format), the hits are those an open gate

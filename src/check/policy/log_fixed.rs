@@ -121,7 +121,12 @@ fn entries(rules: &PolicyRules, facts: &LogFacts) -> Vec<Entry> {
     }
     // Keys with a value, and lists with their items (what a mapping that
     // reads an item needs).
-    out.retain(|e| e.kind != EntryKind::Guard && e.kind != EntryKind::GuardEnd);
+    out.retain(|e| {
+        !matches!(
+            e.kind,
+            EntryKind::Guard | EntryKind::GuardEnd | EntryKind::Source
+        )
+    });
     out
 }
 
