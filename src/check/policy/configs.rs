@@ -473,6 +473,15 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
     if code.trim().is_empty() || only_prints(code, false) {
         return;
     }
+    if let Some(rest) = without_probes(code) {
+        // What a search looks for (`grep -q 'X=1' config_*.sh`) and what a
+        // `--help` probe asks about are no settings; the line's other
+        // commands still are.
+        if !rest.trim().is_empty() {
+            shell_line(&rest, lineno, parents, out);
+        }
+        return;
+    }
     // Cheap tests first: most lines are neither assignments nor `ENV`.
     let t = code.trim_start();
     if let Some(file) = sourced(t) {
@@ -538,11 +547,130 @@ fn shell_line(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>)
         loop_values(t, lineno, parents, out);
     }
     flags(code, lineno, parents, out);
+    hydra_env(code, lineno, parents, out);
     overrides(code, lineno, parents, assigned, out);
     yacs_options(code, lineno, parents, out);
     jq_assignments(code, lineno, parents, out);
     python_kwargs(code, lineno, parents, out);
     sed_settings(code, lineno, parents, out);
+}
+
+/// The environment MPICH's and Intel MPI's launcher (Hydra's `mpiexec`)
+/// passes to every rank, `-genv NAME VALUE` (and `-env NAME VALUE` for
+/// one group of ranks): the name and its value are two words, where Open
+/// MPI's `-x NAME=VALUE` is one.
+fn hydra_env(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
+    if !code.contains("env ") {
+        return;
+    }
+    let words: Vec<&str> = code.split_whitespace().collect();
+    for w in words.windows(3) {
+        let [flag, name, value] = [w[0], w[1], w[2]];
+        if !matches!(flag, "-genv" | "-env")
+            || name.is_empty()
+            || name.starts_with(|c: char| c.is_ascii_digit())
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || value.starts_with('-')
+        {
+            continue;
+        }
+        let value = value.trim_matches(['"', '\'']).to_string();
+        let mut path = parents.to_vec();
+        path.push(name.to_string());
+        out.push(Entry {
+            line: lineno,
+            path,
+            display: format!("{flag} {name} {value}"),
+            value,
+            kind: EntryKind::Key { header: false },
+        });
+    }
+}
+
+/// Commands whose arguments are text to look for, not settings.
+const SEARCHES: &[&str] = &["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"];
+
+/// Words that open a command of a compound one (`if grep ...`).
+const OPENERS: &[&str] = &[
+    "if", "elif", "while", "until", "then", "do", "else", "!", "{", "(", "time",
+];
+
+/// A shell line with its probes taken out, when it holds one: a search
+/// (`grep -q 'BYTEPS_ENABLE_ASYNC=1' config_*.sh`, `env | grep X=1`) or a
+/// command asked for its help (`python train.py --help | grep -q --
+/// --deterministic-mode`). The commands left (what follows `&&` or
+/// `then`) are joined with `;`, those that only print dropped too.
+fn without_probes(code: &str) -> Option<String> {
+    if !(code.contains("grep")
+        || code.contains("--help")
+        || SEARCHES.iter().any(|s| code.contains(&format!("{s} "))))
+    {
+        return None;
+    }
+    let commands = split_commands(code);
+    let probe = |c: &str| {
+        let mut words = c.split_whitespace().skip_while(|w| OPENERS.contains(w));
+        let Some(first) = words.next() else {
+            return false;
+        };
+        let first = first.rsplit('/').next().unwrap_or(first);
+        SEARCHES.contains(&first)
+            || (first == "git" && words.next() == Some("grep"))
+            || c.split_whitespace().any(|w| w == "--help")
+    };
+    if !commands.iter().any(|c| probe(c)) {
+        return None;
+    }
+    let kept: Vec<&str> = commands
+        .into_iter()
+        .filter(|c| !probe(c))
+        .map(|c| {
+            let mut t = c.trim_start();
+            while let Some(w) = OPENERS.iter().find(|w| {
+                t.strip_prefix(**w)
+                    .is_some_and(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+            }) {
+                t = t[w.len()..].trim_start();
+            }
+            t.trim_end()
+        })
+        .filter(|c| !c.is_empty() && *c != "fi" && *c != "done" && !only_prints(c, false))
+        .collect();
+    Some(kept.join(" ; "))
+}
+
+/// The commands of a shell line: split at `;`, `&&`, `||` and `|` outside
+/// quotes, `$(...)` and `${...}`.
+fn split_commands(code: &str) -> Vec<&str> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let (mut quote, mut depth, mut start, mut i) = (None::<u8>, 0usize, 0usize, 0usize);
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(b'"') if c == b'\\' => i += 1,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'\\' => i += 1,
+                b'(' | b'{' => depth += 1,
+                b')' | b'}' => depth = depth.saturating_sub(1),
+                b';' | b'|' | b'&' if depth == 0 => {
+                    out.push(&code[start..i]);
+                    // `&&`, `||`: one separator.
+                    if b.get(i + 1) == Some(&c) && c != b';' {
+                        i += 1;
+                    }
+                    start = i + 1;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    out.push(&code[start.min(code.len())..]);
+    out
 }
 
 /// yacs options, `KEY VALUE` pairs whose key is an upper-case dotted
@@ -757,17 +885,39 @@ fn python_kwargs(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entr
 /// function's dotted name, with that argument (none: on). A plain
 /// variable, a value that is not a literal (`cudnn.benchmark = args.b`),
 /// a comparison and a call with keyword arguments first are none (the
-/// keyword arguments are read by [`python_kwargs`]).
+/// keyword arguments are read by [`python_kwargs`]), except PyTorch's
+/// switch keyword `mode=` / `debug_mode=`
+/// (`torch.use_deterministic_algorithms(mode=True)`): the function's value.
 fn python_statements(program: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
     let Some(r) = python_statement_re() else {
         return;
     };
     let program = program.trim().trim_matches(['"', '\'', '\\']);
     for stmt in program.split(';') {
-        let stmt = stmt.trim().trim_end_matches(['"', '\'', '\\', ')']).trim();
-        let stmt = if stmt.ends_with('(') || stmt.contains('(') && !stmt.ends_with(')') {
-            // The closing parenthesis was trimmed with the quote after it.
-            std::borrow::Cow::Owned(format!("{stmt})"))
+        // The quote that closes the shell string (`-c '...'`), a `\"`, a
+        // `)` of `$(python -c ...)` may follow the program: taken off
+        // while unbalanced, so `f("error")` keeps its own quotes.
+        let mut stmt = stmt.trim();
+        while let Some(c) = stmt.chars().last() {
+            let odd = |q: char| stmt.matches(q).count() % 2 == 1;
+            let extra = match c {
+                '\\' => true,
+                '"' | '\'' => odd(c),
+                ')' => stmt.matches(')').count() > stmt.matches('(').count(),
+                _ => false,
+            };
+            if !extra {
+                break;
+            }
+            stmt = stmt[..stmt.len() - 1].trim_end();
+        }
+        let open = stmt
+            .matches('(')
+            .count()
+            .saturating_sub(stmt.matches(')').count());
+        let stmt = if open > 0 {
+            // A call cut short by the line's end.
+            std::borrow::Cow::Owned(format!("{stmt}{}", ")".repeat(open)))
         } else {
             std::borrow::Cow::Borrowed(stmt)
         };
@@ -812,7 +962,7 @@ fn python_statement_re() -> Option<&'static Regex> {
     // A literal: True/False/None, a number, a quoted string.
     re(
         &R,
-        r#"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(?:=\s*(True|False|None|true|false|[-+]?[0-9][0-9_.eE+-]*|'[^']*'|"[^"]*")|\(\s*(True|False|None|[-+]?[0-9][0-9_.eE+-]*|'[^']*'|"[^"]*"|)\s*(?:,[^()]*)?\))$"#,
+        r#"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(?:=\s*(True|False|None|true|false|[-+]?[0-9][0-9_.eE+-]*|'[^']*'|"[^"]*")|\(\s*(?:(?:mode|debug_mode)\s*=\s*)?(True|False|None|[-+]?[0-9][0-9_.eE+-]*|'[^']*'|"[^"]*"|)\s*(?:,[^()]*)?\))$"#,
     )
 }
 
@@ -2065,38 +2215,56 @@ fn described_values(entries: &mut Vec<Entry>) {
 /// setting of its own, the name its key.
 fn name_value_pairs(entries: &mut Vec<Entry>) {
     let key = EntryKind::Key { header: false };
+    let last_is = |e: &Entry, k: &str| e.path.last().is_some_and(|l| l == k);
     let mut found = Vec::new();
-    for w in entries.windows(2) {
-        let (a, b) = (&w[0], &w[1]);
+    let mut i = 0;
+    while i + 1 < entries.len() {
+        let (a, b) = (&entries[i], &entries[i + 1]);
         let n = a.path.len();
+        // `name:` then `value:`, or a k8s item written `value:` first
+        // (key order means nothing in YAML), on the next line.
+        let (name, value) = if last_is(a, "name") && last_is(b, "value") && b.line <= a.line + 2 {
+            (a, b)
+        } else if last_is(a, "value") && last_is(b, "name") && b.line == a.line + 1 {
+            (b, a)
+        } else {
+            i += 1;
+            continue;
+        };
         if a.kind != key
             || b.kind != key
             || n == 0
             || b.path.len() != n
-            || a.path[n - 1] != "name"
-            || b.path[n - 1] != "value"
             || a.path[..n - 1] != b.path[..n - 1]
-            || b.line > a.line + 2
-            || a.value.is_empty()
-            || !a
+            || name.value.is_empty()
+            || !name
                 .value
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
         {
+            i += 1;
             continue;
         }
-        let mut path = a.path[..n - 1].to_vec();
-        path.push(a.value.clone());
+        let mut path = name.path[..n - 1].to_vec();
+        path.push(name.value.clone());
         found.push(Entry {
-            line: b.line,
+            line: value.line,
             path,
-            value: b.value.clone(),
+            value: value.value.clone(),
             kind: key,
-            display: format!("{}={}", a.value, b.value),
+            display: format!("{}={}", name.value, value.value),
         });
         // A variable a launcher passes on as arguments (`EXTRA_ARGS`
         // holding `model.optim.name=sgd`), as a shell assignment's value.
-        overrides(&b.value, b.line, &a.path[..n - 1], None, &mut found);
+        overrides(
+            &value.value,
+            value.line,
+            &name.path[..n - 1],
+            None,
+            &mut found,
+        );
+        // Each entry is one pair's: the next pair starts after both.
+        i += 2;
     }
     entries.extend(found);
 }
@@ -2731,6 +2899,29 @@ mod tests {
         let e = parse("#!/bin/bash\nsource a.sh\nexport LR=1\n", Format::Shell);
         assert_eq!(e[0].kind, EntryKind::Source);
         assert_eq!((e[0].line, e[0].value.as_str()), (2, "a.sh"));
+    }
+
+    /// A search's pattern and a `--help` probe are taken out of a line;
+    /// what else the line runs is kept, and a line without one is not
+    /// touched.
+    #[test]
+    fn probes_are_no_settings() {
+        for (line, want) in [
+            ("grep -q 'X=1' config_*.sh || echo no", Some("")),
+            ("if grep -q 'X=1' a.sh; then exit 1; fi", Some("exit 1")),
+            ("env | grep X=1", Some("env")),
+            ("grep -q x f && export LR=0.1", Some("export LR=0.1")),
+            ("python t.py --help | grep -q -- --det", Some("")),
+            ("git grep -n 'X=1'", Some("")),
+            ("export X=1; python t.py --lr 0.1", None),
+            ("python grep_tool.py --async", None),
+        ] {
+            assert_eq!(without_probes(line).as_deref(), want, "{line}");
+        }
+        assert_eq!(
+            split_commands("a 'x;y' && b $(c | d) || e | f; g"),
+            vec!["a 'x;y' ", " b $(c | d) ", " e ", " f", " g"]
+        );
     }
 
     /// The per-setting gate only saves work: on every policy fixture (and
