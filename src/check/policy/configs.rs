@@ -1292,6 +1292,8 @@ fn parse_shell(text: &str) -> Vec<Entry> {
     // Open `if`s: the condition of the branch being read, when it is one
     // the scan can decide (see [`super::shell_guard`]).
     let mut ifs: Vec<Option<String>> = Vec::new();
+    // Open `case`s: the word each compares, and whether an arm is open.
+    let mut cases: Vec<(String, bool)> = Vec::new();
     // Before the script's first command: where batch schedulers read
     // their directives.
     let mut header = true;
@@ -1301,7 +1303,8 @@ fn parse_shell(text: &str) -> Vec<Entry> {
     while i < lines.len() {
         let line = lines[i];
         let lineno = i as u64 + 1;
-        let closes = guard_line(line, lineno, &mut ifs, &mut out);
+        let closes = guard_line(line, lineno, &mut ifs, &mut out)
+            + case_line(line, lineno, &mut cases, &mut out);
         let next = lines.get(i + 1).copied();
         let opens = !in_array && opens_array(line);
         match batch_directive(line).filter(|_| header) {
@@ -1504,6 +1507,73 @@ fn guard_line(
         }
         _ => 0,
     }
+}
+
+/// Reads the `case` statements of a shell script: each arm is a guard
+/// (its settings run only when the word matches its pattern), so two
+/// arms' assignments of one variable do not override each other. An arm
+/// of one literal pattern (`async)`) is the condition `[ WORD = async ]`,
+/// decided as an `if`'s is; any other (`*)`, `a|b)`, a glob) is a guard
+/// nothing decides. Returns how many guards end after this line's
+/// settings (an arm that ends with `;;`).
+fn case_line(
+    line: &str,
+    lineno: u64,
+    cases: &mut Vec<(String, bool)>,
+    out: &mut Vec<Entry>,
+) -> usize {
+    let code = strip_comment(line).trim();
+    if code.is_empty() {
+        return 0;
+    }
+    if let Some(rest) = code.strip_prefix("case ") {
+        let Some(word) = rest.trim_end().strip_suffix(" in") else {
+            // A whole `case` on one line: not read as arms.
+            return 0;
+        };
+        cases.push((word.trim().to_string(), false));
+        return 0;
+    }
+    let Some((word, open)) = cases.last_mut() else {
+        return 0;
+    };
+    if code == "esac" || code.starts_with("esac ") || code.starts_with("esac;") {
+        let was_open = *open;
+        cases.pop();
+        if was_open {
+            out.push(guard_entry(EntryKind::GuardEnd, lineno, String::new(), ""));
+        }
+        return 0;
+    }
+    let ends_arm = |c: &str| c.contains(";;") || c.contains(";&");
+    if *open {
+        if ends_arm(code) {
+            *open = false;
+            return 1;
+        }
+        return 0;
+    }
+    // An arm's pattern: `PAT)` or `(PAT)`, then maybe its commands.
+    let t = code.strip_prefix('(').unwrap_or(code);
+    let Some((pattern, rest)) = t.split_once(')') else {
+        return 0;
+    };
+    let pattern = pattern.trim();
+    if pattern.is_empty() || pattern.contains(['(', '$', '`']) {
+        return 0;
+    }
+    let literal = pattern.trim_matches(['"', '\'']);
+    let cond = if literal.contains(['*', '?', '[', '|', ' ']) {
+        String::new()
+    } else {
+        super::shell_guard::condition(&format!("[ {word} = {literal} ]")).unwrap_or_default()
+    };
+    out.push(guard_entry(EntryKind::Guard, lineno, cond, code));
+    if ends_arm(rest) {
+        return 1;
+    }
+    *open = true;
+    0
 }
 
 /// Whether a line that starts an `if` also ends it (`...; fi`).

@@ -302,7 +302,13 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
     if cf.skipped(&name) {
         return Err(Slot::NotConfig);
     }
-    let format = cf.format(&name).ok_or(Slot::NotConfig)?;
+    // A script named without an ending (`run_multinode`) is read when its
+    // `#!` line names a shell.
+    let by_name = cf.format(&name);
+    if by_name.is_none() && !cf.may_be_script(&name) {
+        return Err(Slot::NotConfig);
+    }
+    let format = by_name.unwrap_or(Format::Shell);
     let path = f.file.path.as_str();
     let unreadable = |e: std::io::Error| {
         Slot::Failed(Box::new(
@@ -314,7 +320,12 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
             .with_help(rules.help(code::POL040)),
         ))
     };
-    let bytes = match crate::safe_io::read_walked(&f.file.fs, cf.max_bytes).map_err(unreadable)? {
+    let read = crate::safe_io::read_walked(&f.file.fs, cf.max_bytes);
+    if by_name.is_none() && !matches!(read, Ok(crate::safe_io::Walked::Bytes(_))) {
+        // Not known to be a config: nothing to report.
+        return Err(Slot::NotConfig);
+    }
+    let bytes = match read.map_err(unreadable)? {
         crate::safe_io::Walked::Bytes(b) => b,
         crate::safe_io::Walked::TooBig(len) => {
             return Err(Slot::Failed(Box::new(
@@ -334,7 +345,9 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
     // A config saved as UTF-16 (Windows editors; its NULs would make it
     // binary) is read as the text it is.
     let bytes = utf16_text(&bytes).map_or(bytes, String::into_bytes);
-    if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
+    if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some()
+        || (by_name.is_none() && !cf.is_shell_script(&bytes))
+    {
         return Err(Slot::NotConfig);
     }
     // Shell files are always read: their assignments resolve variables in

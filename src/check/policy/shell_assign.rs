@@ -64,10 +64,18 @@ fn name_value(s: &str) -> Option<(&str, &str)> {
     let end = b
         .iter()
         .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))?;
-    if b[end] != b'=' {
-        return None;
-    }
-    let value = &s[end + 1..];
+    let value = if b[end] == b'=' {
+        &s[end + 1..]
+    } else {
+        // make's `NAME := value`, `NAME ::= value`, `NAME ?= value` (a
+        // Makefile's variables; blanks around the operator allowed):
+        // never a shell command.
+        let op = s[end..].trim_start();
+        let rest = ["::=", ":=", "?="]
+            .iter()
+            .find_map(|o| op.strip_prefix(o))?;
+        rest.trim_start()
+    };
     if value.contains('\n') {
         return None;
     }
@@ -126,6 +134,24 @@ mod tests {
                     c.get(2).map_or("", |m| m.as_str()),
                 )
             });
+            assert_eq!(shell_assign(line), want, "{line:?}");
+        }
+    }
+
+    /// A Makefile's variables: `:=`, `::=` and `?=`, blanks around.
+    #[test]
+    fn make_variables() {
+        for (line, want) in [
+            ("LORA_RANK ?= 8", Some(("LORA_RANK", "8"))),
+            (
+                "export BYTEPS_ENABLE_ASYNC := 1",
+                Some(("BYTEPS_ENABLE_ASYNC", "1")),
+            ),
+            ("X::=a b", Some(("X", "a b"))),
+            ("X != date", None),
+            ("X = 1", None),
+            ("x: y", None),
+        ] {
             assert_eq!(shell_assign(line), want, "{line:?}");
         }
     }

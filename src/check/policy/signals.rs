@@ -88,6 +88,11 @@ pub struct ConfigFiles {
     /// [`super::hydra_package`]).
     #[serde(default, deserialize_with = "lower_case_names")]
     pub hydra_groups: Vec<String>,
+    /// Interpreters (a `#!` line's program, or what `env` runs) of shell
+    /// scripts whose name has no ending (`run_multinode`): such a file is
+    /// read as shell when its first line names one.
+    #[serde(default)]
+    pub shebang_shells: Vec<String>,
 }
 
 fn lower_case_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -96,6 +101,33 @@ fn lower_case_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String
 }
 
 impl ConfigFiles {
+    /// Whether a file of this name, not a config by its name, is one when
+    /// its first line says it is a shell script ([`Self::shebang_shells`]):
+    /// a name without an ending.
+    pub fn may_be_script(&self, name: &str) -> bool {
+        !self.shebang_shells.is_empty() && !name.contains('.')
+    }
+
+    /// Whether `bytes` open with a `#!` line whose program is a shell of
+    /// [`Self::shebang_shells`] (`#!/bin/bash`, `#!/usr/bin/env bash`).
+    pub fn is_shell_script(&self, bytes: &[u8]) -> bool {
+        let Some(rest) = bytes.strip_prefix(b"#!") else {
+            return false;
+        };
+        let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+        let line = String::from_utf8_lossy(line);
+        let mut words = line.split_whitespace();
+        let Some(program) = words.next() else {
+            return false;
+        };
+        let mut name = program.rsplit('/').next().unwrap_or(program);
+        if name == "env" {
+            // `env -S bash -e`: the first word that is no option.
+            name = words.find(|w| !w.starts_with('-')).unwrap_or("");
+        }
+        self.shebang_shells.iter().any(|s| s == name)
+    }
+
     /// The format a file of this name is read in: by its name or ending,
     /// else, for a template, by the name it renders to; `None`: not a
     /// config.
