@@ -1000,6 +1000,23 @@ fn a_config_against_the_log_of_its_own_run() {
     // the default `${LR:=0.0004}` is not compared. With the script there
     // (setting no LR) and `/etc/profile` the system's, it is.
     assert_eq!(pol008("source_missing"), Vec::<(String, u64)>::new());
+    // The one config script beside the system's folder (with the file it
+    // sources) sets LR=0.0002: whichever way the run sourced it, the
+    // system script's default 0.0001 is not the run's value, and the
+    // logged 0.0001 contradicts the config.
+    assert_eq!(
+        pol008("sourced_overrides"),
+        vec![
+            (
+                "benchmarks/retinanet/implementations/example_system/run_and_time.sh".to_string(),
+                3
+            ),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
     let own = "benchmarks/retinanet/implementations/example_system/run_and_time.sh";
     assert_eq!(
         pol008("source_present"),

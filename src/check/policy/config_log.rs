@@ -751,7 +751,18 @@ pub fn check(
         // (`config_<vendor>.sh` beside the system's folder, exporting what
         // its `run_and_time.sh` reads as `${LR:-0.004}`): what they assign
         // is one more value of those variables, never a setting of its own.
-        let others: Vec<&[Entry]> = usable(rest).into_iter().map(|(_, e)| e).collect();
+        let rest_files = usable(rest);
+        let others: Vec<&[Entry]> = rest_files.iter().map(|(_, e)| *e).collect();
+        // What each of those config scripts (`config_*.sh`, what a run
+        // sources) sets once the files it sources are read
+        // (`config_gigabyte.sh` with its `config_gigabyte_common.sh`); a
+        // file another one sources is part of that one.
+        let scripts: Vec<(&ImplFile, &[Entry])> = rest_files
+            .iter()
+            .copied()
+            .filter(|(f, _)| is_config_script(&f.file.path))
+            .collect();
+        let whole: Vec<Vec<Entry>> = with_sourced(&scripts);
         // A script that reads a file the package lacks (GIGABYTE's
         // `source .../hyperparameters_2048.sh`) may have set any variable
         // there: a shell default is no value of the run.
@@ -759,7 +770,15 @@ pub fn check(
             .iter()
             .chain(rest)
             .any(|&i| lacks_sourced(rules, files, bm, parsed.entries(i).unwrap_or_default()));
-        out.extend(contradictions(rules, bm, &mine, &others, runs, open));
+        let whole: Vec<&[Entry]> = whole.iter().map(Vec::as_slice).collect();
+        out.extend(contradictions(
+            rules,
+            bm,
+            &mine,
+            (&others, &whole),
+            runs,
+            open,
+        ));
     }
     crate::finding::sort_findings(&mut out);
     out.dedup();
@@ -796,6 +815,49 @@ fn lacks_sourced(rules: &PolicyRules, files: &[ImplFile], bm: &str, entries: &[E
                         .is_some_and(|n| super::signals::wildcard(&pattern, n))
             })
         })
+}
+
+/// The settings of each config of `files` that no other of them sources,
+/// with those of the files it sources (by name; one level).
+fn with_sourced(files: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
+    let name = |f: &ImplFile| {
+        f.file
+            .path
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let sources = |e: &[Entry]| -> Vec<String> {
+        e.iter()
+            .filter(|x| x.kind == EntryKind::Source)
+            .map(|x| {
+                let n = x.value.rsplit('/').next().unwrap_or(&x.value);
+                variable_parts_as_star(n)
+            })
+            .collect()
+    };
+    let reads = |e: &[Entry], f: &ImplFile| {
+        let n = name(f);
+        sources(e).iter().any(|p| super::signals::wildcard(p, &n))
+    };
+    files
+        .iter()
+        .filter(|(f, _)| {
+            !files
+                .iter()
+                .any(|(g, e)| g.file.path != f.file.path && reads(e, f))
+        })
+        .map(|(f, e)| {
+            let mut all = e.to_vec();
+            for (g, ge) in files {
+                if g.file.path != f.file.path && reads(e, g) {
+                    all.extend(ge.iter().cloned());
+                }
+            }
+            all
+        })
+        .collect()
 }
 
 /// `name` with each variable (`$X`, `${X}`, `$(...)`) as `*`.
@@ -859,7 +921,7 @@ pub(super) fn settings(
     parsed: &[(&ImplFile, &[Entry])],
     expand: Expand,
 ) -> BTreeMap<String, Vec<Set>> {
-    settings_with(rules, parsed, &[], expand)
+    settings_with(rules, parsed, &[], &[], expand)
 }
 
 /// [`settings`], with the variables `others` assign as further values: a
@@ -869,6 +931,7 @@ fn settings_with(
     rules: &PolicyRules,
     parsed: &[(&ImplFile, &[Entry])],
     others: &[&[Entry]],
+    whole: &[&[Entry]],
     expand: Expand,
 ) -> BTreeMap<String, Vec<Set>> {
     // What a later assignment in the same script overrides is no value of
@@ -916,10 +979,27 @@ fn settings_with(
     if let [only] = scripts.as_slice() {
         sole.add_where(only, |x| !configs::is_default(x));
     }
+    // A variable every one of the other configs assigns is overridden
+    // whichever of them the run sourced: the run script's default for it
+    // (`: "${OPT_LAMB_BETA_1:=0.9}"` beside `config_gigabyte.sh`'s
+    // `export OPT_LAMB_BETA_1=0.8`) is no value of the run. Where only some
+    // assign it, the default may still be.
+    let each_other: Vec<Env> = whole
+        .iter()
+        .map(|e| {
+            let mut one = Env::default();
+            one.add_where(e, |x| !configs::is_default(x));
+            one
+        })
+        .collect();
+    let every_other = |k: &str| !each_other.is_empty() && each_other.iter().all(|o| o.assigns(k));
     let mut env = Env::default();
     for (_, e) in parsed {
         env.add_where(e, |x| {
-            !configs::is_default(x) || x.path.last().is_some_and(|k| !sole.assigns(k))
+            !configs::is_default(x)
+                || x.path
+                    .last()
+                    .is_some_and(|k| !sole.assigns(k) && !every_other(k))
         });
     }
     let mut elsewhere = Env::default();
@@ -1110,7 +1190,7 @@ fn contradictions(
     rules: &PolicyRules,
     bm: &str,
     parsed: &[(&ImplFile, &[Entry])],
-    others: &[&[Entry]],
+    (others, whole): (&[&[Entry]], &[&[Entry]]),
     runs: &[&RunLog],
     open: bool,
 ) -> Vec<Finding> {
@@ -1132,7 +1212,7 @@ fn contradictions(
         parsed.to_vec()
     };
     let parsed = parsed.as_slice();
-    let sets = settings_with(rules, parsed, others, interpolate::expand_assigned);
+    let sets = settings_with(rules, parsed, others, whole, interpolate::expand_assigned);
     if sets.is_empty() {
         return out;
     }
