@@ -11,7 +11,8 @@
 #      `benchmarks/` folder: what configuration scanning costs, scanning
 #      every config (--no-cache) and with their findings kept from an
 #      earlier run (in a private cache folder), beside what listing the
-#      folder alone costs (`find`) and what the package walk alone costs
+#      folder alone costs (`find`), what reading every file once costs
+#      (`find | xargs cat`) and what the package walk alone costs
 #      (the same copies in the open division, whose configs are not
 #      scanned): the floor of any run.
 # Prints figures only; nothing here is asserted.
@@ -139,6 +140,9 @@ if [ -d "$cfg_src/benchmarks" ]; then
   # The floor no config scanner can go below: listing benchmarks/ and the
   # size of every file in it (what the repository checks need anyway).
   read -r f_s _ f_cpu < <(per_run "$tmp/with" find "$cfg_org/benchmarks" -printf '%s\n')
+  # ... and reading every file's bytes once (what a first run must do to
+  # know what is in them; `cat` run by xargs, a couple of processes).
+  read -r r_s _ r_cpu < <(per_run "$tmp/with" sh -c "find '$cfg_org/benchmarks' -type f -print0 | xargs -0 cat")
   # The package walk alone: the same two copies with every system in the
   # open division, whose configs are not scanned. What the one with
   # benchmarks/ costs more is listing it (a stat per file, which the
@@ -157,6 +161,7 @@ if [ -d "$cfg_src/benchmarks" ]; then
   printf '%-34s %8s s wall %6s s CPU\n' "  configs unchanged (kept)" "$k_s" "$k_cpu"
   printf '%-34s %8s s wall %6s s CPU\n' "  without benchmarks/" "$n_s" "$n_cpu"
   printf '%-34s %8s s wall %6s s CPU  (find: the folders and sizes alone)\n' "  listing benchmarks/" "$f_s" "$f_cpu"
+  printf '%-34s %8s s wall %6s s CPU  (find | xargs cat: every byte read once)\n' "  reading benchmarks/" "$r_s" "$r_cpu"
   printf '%-34s %8s s wall %6s s CPU  (open division: no config scanned)\n' "  walk only, with benchmarks/" "$ow_s" "$ow_cpu"
   printf '%-34s %8s s wall %6s s CPU\n' "  walk only, without benchmarks/" "$on_s" "$on_cpu"
   printf '%-34s %7.0f%% of the CPU time (%.0f%% of the wall time)\n' "  configuration scanning, first run" \
@@ -167,6 +172,8 @@ if [ -d "$cfg_src/benchmarks" ]; then
     "$(calc "100 * ($ow_cpu - $on_cpu) / $ow_cpu")" "$(calc "100 * ($ow_s - $on_s) / $ow_s")"
   printf '%-34s %7.0f%% of the CPU time\n' "  ... the listing alone (find)" \
     "$(calc "100 * $f_cpu / $c_cpu")"
+  printf '%-34s %7.0f%% of the CPU time\n' "  ... reading every file (cat)" \
+    "$(calc "100 * $r_cpu / $c_cpu")"
 else
   echo "configuration scanning: skipped (no $cfg_src/benchmarks)"
 fi
