@@ -1003,13 +1003,18 @@ fn a_config_against_the_log_of_its_own_run() {
     // The one config script beside the system's folder (with the file it
     // sources) sets LR=0.0002: whichever way the run sourced it, the
     // system script's default 0.0001 is not the run's value, and the
-    // logged 0.0001 contradicts the config.
+    // logged 0.0001 contradicts the config: at the flag that reads LR and
+    // at the line that gives LR its value.
     assert_eq!(
         pol008("sourced_overrides"),
         vec![
             (
                 "benchmarks/retinanet/implementations/example_system/run_and_time.sh".to_string(),
                 3
+            ),
+            (
+                "benchmarks/retinanet/implementations/pytorch/config_vendor.sh".to_string(),
+                5
             ),
             (
                 "results/example_system/retinanet/result_0.txt".to_string(),

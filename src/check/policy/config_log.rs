@@ -469,6 +469,9 @@ pub(super) struct Set {
     /// A shell default (`X=${X:-d}`, `${X:-d}`): an assignment of the
     /// variable in another script wins over it, in either order.
     pub(super) default: bool,
+    /// The variables its value reads (`--beta1 ${OPT_LAMB_BETA_1}`): where
+    /// one of them is given the value, the config says it there too.
+    pub(super) refs: Vec<String>,
 }
 
 /// The sets of `given` that `agrees` rejects and that no set it accepts
@@ -752,7 +755,6 @@ pub fn check(
         // its `run_and_time.sh` reads as `${LR:-0.004}`): what they assign
         // is one more value of those variables, never a setting of its own.
         let rest_files = usable(rest);
-        let others: Vec<&[Entry]> = rest_files.iter().map(|(_, e)| *e).collect();
         // What each of those config scripts (`config_*.sh`, what a run
         // sources) sets once the files it sources are read
         // (`config_gigabyte.sh` with its `config_gigabyte_common.sh`); a
@@ -775,7 +777,7 @@ pub fn check(
             rules,
             bm,
             &mine,
-            (&others, &whole),
+            (&rest_files, &whole),
             runs,
             open,
         ));
@@ -1033,6 +1035,7 @@ fn settings_with(
                                 per_samples: Vec::new(),
                                 key: own_key(e),
                                 default: shell_default(e),
+                                refs: interpolate::env_references(item.as_bytes()),
                             });
                         }
                     }
@@ -1060,6 +1063,7 @@ fn settings_with(
                 continue;
             }
             let per_samples = rules.config_log.per_samples(&e.path, &outer);
+            let refs = interpolate::env_references(e.value.as_bytes());
             for v in expand(&e.value, &env, &local) {
                 let set = |value: String| Set {
                     path: f.file.path.clone(),
@@ -1069,6 +1073,7 @@ fn settings_with(
                     per_samples: per_samples.clone(),
                     key: own_key(e),
                     default: shell_default(e),
+                    refs: refs.clone(),
                 };
                 if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v), &v) {
                     out.entry("opt_name".into())
@@ -1186,15 +1191,19 @@ pub(super) fn list_items(entries: &[Entry], i: usize) -> Vec<String> {
     }
 }
 
+/// A config file with its settings.
+type Config<'a> = (&'a ImplFile, &'a [Entry]);
+
 fn contradictions(
     rules: &PolicyRules,
     bm: &str,
     parsed: &[(&ImplFile, &[Entry])],
-    (others, whole): (&[&[Entry]], &[&[Entry]]),
+    (rest, whole): (&[Config], &[&[Entry]]),
     runs: &[&RunLog],
     open: bool,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    let others: Vec<&[Entry]> = rest.iter().map(|(_, e)| *e).collect();
     // With a sourced file missing, the defaults are left out: neither a
     // setting nor a value of a variable another setting reads.
     let kept: Vec<Vec<Entry>>;
@@ -1212,7 +1221,10 @@ fn contradictions(
         parsed.to_vec()
     };
     let parsed = parsed.as_slice();
-    let sets = settings_with(rules, parsed, others, whole, interpolate::expand_assigned);
+    let sets = settings_with(rules, parsed, &others, whole, interpolate::expand_assigned);
+    // Where a variable a setting reads is given its value: the run's own
+    // configs, then the benchmark's other ones.
+    let sources: Vec<(&ImplFile, &[Entry])> = parsed.iter().chain(rest).copied().collect();
     if sets.is_empty() {
         return out;
     }
@@ -1266,6 +1278,21 @@ fn contradictions(
             1 => "; 1 more run of the folder logs another value too".to_string(),
             n => format!("; {n} more runs of the folder log another value too"),
         };
+        // Where the variables those settings read are given the logged-
+        // against value (`export LR=0.0002` in the config script the run
+        // sources): each once, and not a place that is a setting itself.
+        let mut seen: BTreeSet<(&str, u64)> =
+            given.iter().map(|s| (s.path.as_str(), s.line)).collect();
+        let mut sources_of: Vec<(&Set, &str, &str, &Entry)> = Vec::new();
+        for s in &given {
+            for var in &s.refs {
+                for (path, x) in origins(&sources, parsed.len(), var, &s.value) {
+                    if seen.insert((path, x.line)) {
+                        sources_of.push((s, var.as_str(), path, x));
+                    }
+                }
+            }
+        }
         let mut places: Vec<String> = Vec::new();
         for s in &given {
             // One place once, whatever values its variables take.
@@ -1273,6 +1300,13 @@ fn contradictions(
             if !places.contains(&place) {
                 places.push(place);
             }
+        }
+        for (_, var, path, x) in &sources_of {
+            places.push(format!(
+                "{var} at {path}:{} ({})",
+                x.line,
+                short(&x.display)
+            ));
         }
         out.push(
             Finding::of(
@@ -1287,6 +1321,30 @@ fn contradictions(
             .with_help(help.clone())
             .with_rule(rule.clone()),
         );
+        let also = if against.len() > 1 {
+            format!(", and {} more runs", against.len() - 1)
+        } else {
+            String::new()
+        };
+        for (s, var, path, x) in &sources_of {
+            out.push(
+                Finding::of(
+                    code::POL008,
+                    path,
+                    format!(
+                        "{}: sets {var}, which {} reads ({}:{}); the run logs {mllog} {value} ({}:{line}{also})",
+                        short(&x.display),
+                        s.display,
+                        s.path,
+                        s.line,
+                        run.path,
+                    ),
+                )
+                .at_line(Some(x.line))
+                .with_help(help.clone())
+                .with_rule(rule.clone()),
+            );
+        }
         let mut reported: BTreeSet<(&str, u64)> = BTreeSet::new();
         for s in &given {
             if !reported.insert((s.path.as_str(), s.line)) {
@@ -1316,9 +1374,132 @@ fn contradictions(
     out
 }
 
+/// A config line as a finding quotes it: its first 120 characters.
+fn short(display: &str) -> String {
+    display.chars().take(120).collect()
+}
+
+/// The assignments among `files` that give variable `var` the value
+/// `value`, following a variable assigned from another (`LR=${BASE_LR}`)
+/// a few steps: where a contradicting value of a setting comes from. A
+/// shell default (`${LR:-0.4}`) only when no plain assignment gives it,
+/// and only in the run's own configs (the first `own` of `files`): the
+/// same default in another copy of the run script is not where the run's
+/// value came from. Where the run's own configs assign the variable, the
+/// other configs (another system's scripts) are not looked at.
+fn origins<'a>(
+    files: &[(&'a ImplFile, &'a [Entry])],
+    own: usize,
+    var: &str,
+    value: &str,
+) -> Vec<(&'a str, &'a Entry)> {
+    let mut plain: Vec<(&str, &Entry)> = Vec::new();
+    let mut defaults: Vec<(&str, &Entry)> = Vec::new();
+    let mut names: Vec<String> = vec![var.to_string()];
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for _ in 0..4 {
+        let mut next: Vec<String> = Vec::new();
+        for name in names.drain(..) {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            // The run's own configs assign it: what another system's
+            // script gives it is not where the run's value came from.
+            let assigns = |e: &Entry| {
+                e.kind == (EntryKind::Key { header: false })
+                    && e.path.len() == 1
+                    && e.path[0] == name
+                    && !shell_default(e)
+            };
+            let reach = if files[..own.min(files.len())]
+                .iter()
+                .any(|(_, es)| es.iter().any(assigns))
+            {
+                own
+            } else {
+                files.len()
+            };
+            for (k, &(f, entries)) in files.iter().enumerate().take(reach) {
+                for e in entries {
+                    if e.kind != (EntryKind::Key { header: false })
+                        || e.path.len() != 1
+                        || e.path[0] != name
+                    {
+                        continue;
+                    }
+                    let v = e.value.trim().trim_matches(['"', '\'']);
+                    if v.contains('$') {
+                        next.extend(interpolate::env_references(v.as_bytes()));
+                    } else if v == value.trim() {
+                        if !configs::is_default(e) {
+                            plain.push((f.file.path.as_str(), e));
+                        } else if k < own {
+                            defaults.push((f.file.path.as_str(), e));
+                        }
+                    }
+                }
+            }
+        }
+        names = next;
+    }
+    if plain.is_empty() {
+        plain = defaults;
+    }
+    plain.sort_by(|a, b| (a.0, a.1.line).cmp(&(b.0, b.1.line)));
+    plain.dedup_by(|a, b| (a.0, a.1.line) == (b.0, b.1.line));
+    plain
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where a variable gets a value: a plain assignment, through a
+    /// variable assigned from another (`LR=${BASE_LR}`), a default of the
+    /// run's own script only when nothing assigns it, and another
+    /// system's script only when the run's own configs do not assign it.
+    #[test]
+    fn where_a_variable_gets_its_value() {
+        use crate::discover::tree::FileRef;
+        let file = |p: &str| ImplFile {
+            benchmark: "bm".into(),
+            implementation: None,
+            file: FileRef {
+                path: p.to_string(),
+                fs: std::path::PathBuf::from(p),
+            },
+        };
+        let sh = |t: &str| configs::parse(t, configs::Format::Shell);
+        let (own, cfg, other) = (file("own/run.sh"), file("cfg.sh"), file("sys2/config.sh"));
+        let lines = |found: Vec<(&str, &Entry)>| -> Vec<(String, u64)> {
+            found
+                .into_iter()
+                .map(|(p, e)| (p.to_string(), e.line))
+                .collect()
+        };
+        // Through BASE_LR, in the other script; not the default.
+        let run = sh(": \"${LR:=0.1}\"\npython t.py --lr \"${LR}\"\n");
+        let conf = sh("export BASE_LR=0.2\nexport LR=${BASE_LR}\n");
+        let files = [(&own, run.as_slice()), (&cfg, conf.as_slice())];
+        assert_eq!(
+            lines(origins(&files, 1, "LR", "0.2")),
+            [("cfg.sh".into(), 1)]
+        );
+        assert_eq!(
+            lines(origins(&files, 1, "LR", "0.1")),
+            [("own/run.sh".into(), 1)]
+        );
+        assert!(origins(&files, 1, "LR", "0.3").is_empty());
+        // The run's own script assigns LR: another system's is not read.
+        let run = sh("export LR=0.1\npython t.py --lr ${LR}\n");
+        let theirs = sh("export LR=0.2\n");
+        let files = [(&own, run.as_slice()), (&other, theirs.as_slice())];
+        assert!(origins(&files, 1, "LR", "0.2").is_empty());
+        assert_eq!(
+            lines(origins(&files, 1, "LR", "0.1")),
+            [("own/run.sh".into(), 1)]
+        );
+    }
 
     /// A sourced file's name with its variables as wildcards.
     #[test]
@@ -1348,6 +1529,7 @@ mod tests {
             per_samples: Vec::new(),
             key: "weight_decay".into(),
             default: false,
+            refs: Vec::new(),
         };
         let a = set("i/conf/optim/a.yaml", "0.0001");
         let b = set("i/conf/optim/b.yaml", "0.01");
