@@ -1022,6 +1022,25 @@ fn a_config_against_the_log_of_its_own_run() {
             ),
         ]
     );
+    // The system's folder holds a README alone; pytorch/ keeps one config
+    // script per scale. The runs logged no accumulation: the 1x8x32x1
+    // script is theirs (with the common script it sources), its LR 0.0002
+    // contradicts the logged 0.0001, and the 1x8x16x2 script's 0.0001 is
+    // another scale's and answers nothing. With the two values the other
+    // way round, quiet.
+    let scripts = "benchmarks/retinanet/implementations/pytorch/";
+    assert_eq!(
+        pol008("per_scale"),
+        vec![
+            (format!("{scripts}config_X_1x8x32x1.sh"), 5),
+            (format!("{scripts}run_and_time.sh"), 3),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
+    assert_eq!(pol008("per_scale_agree"), Vec::<(String, u64)>::new());
     let own = "benchmarks/retinanet/implementations/example_system/run_and_time.sh";
     assert_eq!(
         pol008("source_present"),

@@ -47,11 +47,13 @@ pub struct ConfigLogFile {
     /// elsewhere in the implementation gives answers for theirs.
     #[serde(default)]
     helper_folders: Vec<String>,
-    /// Keys (normal form) a config script gives the run's global batch
-    /// size under: a script that gives another number than the run
-    /// logged is another scale's config, not compared with that run.
+    /// Keys (normal form) a config script gives its run's scale under
+    /// (global batch size, accumulation steps, batch per device), with
+    /// the MLLOG key a run logs it as: a script that gives another number
+    /// than the runs logged is another scale's config, not compared with
+    /// those runs.
     #[serde(default)]
-    scale_keys: Vec<String>,
+    scale_keys: Vec<ScaleFile>,
     /// Where the files a script sources (`source /etc/profile`) are the
     /// system's or the container image's, not the package's: path
     /// prefixes as written.
@@ -158,6 +160,22 @@ impl Mappings {
     }
 }
 
+/// One measure of a run's scale: the MLLOG key it is logged as and the
+/// keys (normal form) config scripts give it under.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ScaleFile {
+    mllog: String,
+    keys: Vec<String>,
+    /// A script that gives another number is another run's even when it
+    /// is the only one; else the measure only chooses among scripts.
+    #[serde(default)]
+    alone: bool,
+    #[serde(default)]
+    #[allow(dead_code)]
+    why: String,
+}
+
 /// The compiled data.
 #[derive(Debug)]
 pub struct ConfigLog {
@@ -169,7 +187,7 @@ pub struct ConfigLog {
     checkpoint_keys: Vec<String>,
     unlinked_folders: Vec<String>,
     helper_folders: Vec<String>,
-    scale_keys: Vec<String>,
+    scale_keys: Vec<ScaleFile>,
     external_sources: Vec<String>,
     /// For a logged word (`cosine with linear warmup`): the config names
     /// that mean it, and those that mean something else.
@@ -253,21 +271,59 @@ impl ConfigLog {
         in_folder(path, &self.helper_folders)
     }
 
-    /// Whether the config script `entries` is another scale's than runs
-    /// that logged global batch sizes `batches`: it gives the batch size
-    /// a number none of them is (NVIDIA keeps one `config_<system>_<n>x...`
-    /// per scale in a system's folder, `export GBS=2304`).
-    pub(super) fn other_scale(&self, entries: &[Entry], batches: &[f64]) -> bool {
-        !batches.is_empty()
-            && entries.iter().any(|e| {
-                e.kind == (EntryKind::Key { header: false })
-                    && e.path
-                        .last()
-                        .is_some_and(|k| self.scale_keys.contains(&normalize(k)))
-                    && e.value.trim().parse::<f64>().is_ok_and(|n| {
-                        !batches
-                            .iter()
-                            .any(|b| (n - b).abs() <= self.tolerance * n.abs().max(b.abs()))
+    /// Whether the config script `entries` gives a number to a measure
+    /// of scale ([`ConfigLogFile::scale_keys`]).
+    pub(super) fn gives_scale(&self, entries: &[Entry]) -> bool {
+        entries.iter().any(|e| {
+            e.kind == (EntryKind::Key { header: false })
+                && e.path.last().is_some_and(|k| {
+                    let k = normalize(k);
+                    self.scale_keys.iter().any(|s| s.keys.contains(&k))
+                })
+                && e.value
+                    .trim()
+                    .trim_matches(['"', '\''])
+                    .parse::<f64>()
+                    .is_ok()
+        })
+    }
+
+    /// Whether the config script `entries` is another scale's than
+    /// `runs`: it gives a measure of scale (global batch size,
+    /// accumulation steps, batch per device) a number none of them logged
+    /// (NVIDIA keeps one `config_<system>_<n>x...` per scale in a system's
+    /// folder, `export GBS=2304`).
+    /// `every`: every measure, else only those that decide alone
+    /// ([`ScaleFile::alone`]).
+    pub(super) fn other_scale(&self, entries: &[Entry], runs: &[&RunLog], every: bool) -> bool {
+        self.scale_keys
+            .iter()
+            .filter(|s| every || s.alone)
+            .any(|scale| {
+                let logged: Vec<f64> = runs
+                    .iter()
+                    .filter_map(|r| {
+                        r.logged
+                            .values
+                            .get(&scale.mllog)
+                            .and_then(|(v, _)| number(v))
+                    })
+                    .collect();
+                !logged.is_empty()
+                    && entries.iter().any(|e| {
+                        e.kind == (EntryKind::Key { header: false })
+                            && e.path
+                                .last()
+                                .is_some_and(|k| scale.keys.contains(&normalize(k)))
+                            && e.value
+                                .trim()
+                                .trim_matches(['"', '\''])
+                                .parse::<f64>()
+                                .is_ok_and(|n| {
+                                    !logged.iter().any(|b| {
+                                        (n - b).abs() <= self.tolerance * n.abs().max(b.abs())
+                                    })
+                                })
                     })
             })
     }
@@ -376,6 +432,7 @@ impl ConfigLog {
     fn logged_keys(&self) -> impl Iterator<Item = &str> {
         std::iter::once("opt_name")
             .chain(std::iter::once(BATCH))
+            .chain(self.scale_keys.iter().map(|s| s.mllog.as_str()))
             .chain(
                 self.hypers
                     .iter()
@@ -676,7 +733,8 @@ pub fn check(
     // and the benchmark's other configs.
     let mut links: Vec<Link> = Vec::new();
     for (bm, systems) in &by_bm {
-        let mine: Vec<usize> = files
+        // The benchmark's own files, and the configs among them.
+        let own: Vec<usize> = files
             .iter()
             .enumerate()
             .filter(|&(i, f)| {
@@ -685,6 +743,11 @@ pub fn check(
                     && !rules.config_log.unlinked(&f.file.path)
             })
             .map(|(i, _)| i)
+            .collect();
+        let mine: Vec<usize> = own
+            .iter()
+            .copied()
+            .filter(|&i| parsed.entries(i).is_some())
             .collect();
         if mine.is_empty() {
             continue;
@@ -710,7 +773,35 @@ pub fn check(
                         .any(|d| owner(d).is_some_and(|o| same_name(o, system)))
                 })
                 .collect();
-            if linked.is_empty() && systems.len() == 1 {
+            // The one system of the benchmark with no config in a folder
+            // of its own: the configs are its. When it has a folder (a
+            // README alone), only when the scale its runs logged picks out
+            // one config script of the benchmark ([`ConfigLog::other_scale`]):
+            // HazyResearch's v2.0 BERT keeps five beside a README-only
+            // system folder, and four are of another accumulation or batch
+            // per device. NVIDIA's v0.6 SSD keeps six that say nothing of
+            // the logged global batch: none is the run's for sure.
+            let has_folder = || {
+                own.iter().any(|&i| {
+                    folders(&files[i].file.path)
+                        .iter()
+                        .any(|d| owner(d).is_some_and(|o| same_name(o, system)))
+                })
+            };
+            // Scripts that give a scale, of the runs' scale.
+            let one_script_of_scale = || {
+                mine.iter()
+                    .filter(|&&i| {
+                        is_config_script(&files[i].file.path)
+                            && parsed.entries(i).is_some_and(|e| {
+                                rules.config_log.gives_scale(e)
+                                    && !rules.config_log.other_scale(e, runs, true)
+                            })
+                    })
+                    .count()
+                    == 1
+            };
+            if linked.is_empty() && systems.len() == 1 && (!has_folder() || one_script_of_scale()) {
                 linked = mine.clone();
             }
             // Configs in no system's folder (`mxnet/config_gigabyte.sh`
@@ -740,15 +831,26 @@ pub fn check(
         };
         // A config script of another scale than the runs' is another
         // run's (its learning rate and warmup are that batch size's).
-        let batches: Vec<f64> = runs
-            .iter()
-            .filter_map(|r| r.logged.values.get(BATCH).and_then(|(v, _)| number(v)))
-            .collect();
-        let mine: Vec<(&ImplFile, &[Entry])> = usable(linked)
+        // A script that gives another global batch size is another run's
+        // (NVIDIA's one script per scale). Accumulation steps and the batch
+        // per device only choose among scripts: when none is of the runs'
+        // scale by them, the scripts shipped do not describe the runs
+        // (Baidu's v2.1 BERT holds NVIDIA's 1x8x56x1 script beside runs of
+        // 8 nodes at 48 per device), and that is what is compared.
+        let script = |c: &(&ImplFile, &[Entry])| is_config_script(&c.0.file.path);
+        let other = |c: &(&ImplFile, &[Entry]), every: bool| {
+            script(c) && rules.config_log.other_scale(c.1, runs, every)
+        };
+        let linked_files: Vec<(&ImplFile, &[Entry])> = usable(linked)
             .into_iter()
-            .filter(|(f, e)| {
-                !(is_config_script(&f.file.path) && rules.config_log.other_scale(e, &batches))
-            })
+            .filter(|c| !other(c, false))
+            .collect();
+        let some_of_scale = linked_files
+            .iter()
+            .any(|c| script(c) && rules.config_log.gives_scale(c.1) && !other(c, true));
+        let mine: Vec<(&ImplFile, &[Entry])> = linked_files
+            .into_iter()
+            .filter(|c| !some_of_scale || !other(c, true))
             .collect();
         // The benchmark's other configs may be the ones the run sourced
         // (`config_<vendor>.sh` beside the system's folder, exporting what
@@ -972,11 +1074,13 @@ fn settings_with(
     // of the same variable elsewhere (`${oc.env:LR,0.0004}` in the YAML it
     // feeds) is no value of the run. With several (one per scale), the run
     // sourced one of them, and a default may be the value of another's run.
-    let scripts: Vec<&[Entry]> = parsed
+    // A script another one sources (`config_common.sh`) is part of it.
+    let scripts: Vec<(&ImplFile, &[Entry])> = parsed
         .iter()
         .filter(|(f, _)| is_config_script(&f.file.path))
-        .map(|(_, e)| *e)
+        .copied()
         .collect();
+    let scripts = with_sourced(&scripts);
     let mut sole = Env::default();
     if let [only] = scripts.as_slice() {
         sole.add_where(only, |x| !configs::is_default(x));
@@ -1203,6 +1307,9 @@ fn contradictions(
     open: bool,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Findings at the lines that give a variable its value, kept apart
+    // until every key is done.
+    let mut from: Vec<Finding> = Vec::new();
     let others: Vec<&[Entry]> = rest.iter().map(|(_, e)| *e).collect();
     // With a sourced file missing, the defaults are left out: neither a
     // setting nor a value of a variable another setting reads.
@@ -1327,7 +1434,7 @@ fn contradictions(
             String::new()
         };
         for (s, var, path, x) in &sources_of {
-            out.push(
+            from.push(
                 Finding::of(
                     code::POL008,
                     path,
@@ -1369,6 +1476,16 @@ fn contradictions(
                 .with_help(help.clone())
                 .with_rule(rule.clone()),
             );
+        }
+    }
+    // A line that is a setting of one key and gives a variable another
+    // key's setting reads (`LR=4e-4`, read by `--learning_rate=${LR}`) is
+    // said once, as the setting; a line that gives several, once.
+    let mut said: BTreeSet<(String, Option<u64>)> =
+        out.iter().map(|f| (f.path.clone(), f.line)).collect();
+    for f in from {
+        if said.insert((f.path.clone(), f.line)) {
+            out.push(f);
         }
     }
     out
