@@ -1735,3 +1735,64 @@ fn older_rounds_fixed_values_set_in_configs() {
     .collect();
     assert_eq!(got, want, "{found:#?}");
 }
+
+/// Issue 16, item 3 (POL009): a closed pack's check of a value that pins
+/// no single number, tried on the value a config gives: Mask R-CNN's base
+/// learning rate a multiple of 0.02 (yacs options in NVIDIA's
+/// EXTRA_CONFIG), ResNet's weight decay 0.0001 times a power of two,
+/// Llama 3.1 405B's learning rate proportional to the global batch size of
+/// the same script, DeepCAM's scheduler one of two (HPC). Quiet: values
+/// the checks allow (`right/`), a library's YAML recipes, an open-division
+/// system's implementation, a word the data does not know, a check that
+/// reads a batch size no config gives.
+#[test]
+fn pack_checks_tried_on_config_values() {
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_constraints/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let mut got: Vec<(String, u64, String)> = Vec::new();
+    for (usage, round) in [
+        ("training", "1.0.0"),
+        ("training", "5.0.0"),
+        ("hpc", "1.0.0"),
+    ] {
+        let r = PolicyRules::load(&RuleSource::Embedded, usage, round).expect("policy rules load");
+        let files: Vec<ImplFile> = sub
+            .implementation_files
+            .iter()
+            .filter(|f| r.benchmarks.contains_key(f.benchmark.as_str()))
+            .cloned()
+            .collect();
+        got.extend(
+            check_configs(&r, &files)
+                .iter()
+                .filter(|f| f.code == "POL009")
+                .map(|f| (tail(&f.path), f.line.unwrap_or(0), f.message.clone())),
+        );
+    }
+    got.sort();
+    let want = [
+        (
+            "deepcam/implementations/wrong/config_SYS.sh",
+            3,
+            "LR_SCHEDULE_TYPE=exponential: config_SYS.sh:3 sets scheduler_type to exponential, which the closed rules of deepcam do not allow: they require `v.value in ['multistep', 'cosine_annealing']`",
+        ),
+        (
+            "llama31_405b/implementations/wrong/config_SYS_64x8x4.sh",
+            2,
+            "LR=0.0003: config_SYS_64x8x4.sh:2 sets opt_base_learning_rate to 0.0003, which the closed rules of llama31_405b do not allow: they require `v.value * 1152 == s.global_batch_size * 8e-5` with global_batch_size 2304",
+        ),
+        (
+            "maskrcnn/implementations/wrong/config_SYS.sh",
+            1,
+            "SOLVER.BASE_LR 0.15: config_SYS.sh:1 sets opt_base_learning_rate to 0.15, which the closed rules of maskrcnn do not allow: they require `is_integer(v.value / 0.02)`",
+        ),
+        (
+            "resnet/implementations/wrong/config_SYS.sh",
+            3,
+            "WD=3.0e-05: config_SYS.sh:3 sets lars_opt_weight_decay to 3.0e-05, which the closed rules of resnet do not allow: they require `is_integer(log2(v.value / 0.0001))`",
+        ),
+    ]
+    .map(|(p, l, m)| (p.to_string(), l, m.to_string()));
+    assert_eq!(got, want, "{got:#?}");
+}

@@ -29,7 +29,7 @@ use super::config_log::{self, Set};
 use super::configs::{self, Entry};
 use super::interpolate;
 use super::parsed::ParsedConfigs;
-use super::rules::Pinned;
+use super::rules::{Constraint, Pinned};
 use super::scope;
 use super::PolicyRules;
 use crate::discover::tree::ImplFile;
@@ -108,10 +108,202 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
                 }
             }
         }
+        out.extend(constrained(
+            rules,
+            bm,
+            policy.config_fixed.constraints(),
+            &sets,
+            &mine,
+        ));
     }
     crate::finding::sort_findings(&mut out);
     out.dedup();
     out
+}
+
+/// The settings that fail a closed pack's check of their key
+/// ([`Constraint`]: Mask R-CNN's base learning rate a multiple of 0.02,
+/// ResNet's weight decay 0.0001 times a power of two, DeepCAM's scheduler
+/// one of two, Llama 3.1 405B's learning rate proportional to the global
+/// batch size). A check that reads another key's value (`s.global_batch_size`)
+/// takes it from the same config (a setting, or a measure of scale it
+/// gives), else from the implementation's configs when they agree on one;
+/// without it the check is not tried. A word is tried only when the data
+/// knows it as a value (`named_values`), in normal form and as every logged
+/// word it means. Tried on shell configs only (the NVIDIA-style scripts a
+/// run sources and the scripts that launch it): a library's YAML tree
+/// (maskrcnn-benchmark's `configs/` for other datasets) holds other
+/// recipes' values. Not tried: a value per so many samples (not the logged
+/// one), the implementations of open-division systems.
+fn constrained(
+    rules: &PolicyRules,
+    bm: &str,
+    constraints: &[Constraint],
+    sets: &BTreeMap<String, Vec<Set>>,
+    mine: &[(&ImplFile, &[Entry])],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let shell = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        rules.signals.config_files.format(name) == Some(configs::Format::Shell)
+    };
+    for (tag, given) in sets {
+        // The tag's keys are one setting's alternatives (ResNet logs LARS'
+        // or SGD's weight decay): it fails when every check tried fails.
+        let of_tag: Vec<&Constraint> = tag
+            .split('|')
+            .filter_map(|k| constraints.iter().find(|c| c.key == k))
+            .collect();
+        if of_tag.is_empty() {
+            continue;
+        }
+        for s in given {
+            if !s.per_samples.is_empty()
+                || !shell(&s.path)
+                || rules.config_log.open_division(&s.path)
+            {
+                continue;
+            }
+            let tried: Vec<(&Constraint, Tried)> = of_tag
+                .iter()
+                .filter_map(|c| try_constraint(rules, c, s, sets, mine).map(|t| (*c, t)))
+                .collect();
+            if tried.iter().any(|(_, t)| matches!(t, Tried::Passes)) {
+                continue;
+            }
+            let Some((c, Tried::Fails(state_vars))) = tried.into_iter().next() else {
+                continue;
+            };
+            let file = s.path.rsplit('/').next().unwrap_or(&s.path);
+            let with = if state_vars.is_empty() {
+                String::new()
+            } else {
+                let vars: Vec<String> =
+                    state_vars.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                format!(" with {}", vars.join(", "))
+            };
+            out.push(
+                Finding::of(
+                    code::POL009,
+                    &s.path,
+                    format!(
+                        "{}: {file}:{} sets {} to {}, which the closed rules of {bm} do not allow: they require `{}`{with}",
+                        s.display, s.line, c.key, s.value, c.check.source()
+                    ),
+                )
+                .at_line(Some(s.line))
+                .with_help(rules.help(code::POL009))
+                .with_rule(c.rule.clone()),
+            );
+        }
+    }
+    out
+}
+
+/// What a [`Constraint`] said of a setting.
+enum Tried {
+    Passes,
+    /// Fails, with the state variables it read.
+    Fails(serde_json::Map<String, serde_json::Value>),
+}
+
+/// A config value as a number (an integer stays one).
+fn number(v: &str) -> Option<serde_json::Value> {
+    let v = v.trim().trim_matches(['"', '\'']);
+    match v.parse::<i64>() {
+        Ok(i) => Some(serde_json::Value::from(i)),
+        Err(_) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(serde_json::Value::from),
+    }
+}
+
+/// `c` tried on setting `s`; `None` when it cannot be (a word the data
+/// does not know, a state variable no config gives).
+fn try_constraint(
+    rules: &PolicyRules,
+    c: &Constraint,
+    s: &Set,
+    sets: &BTreeMap<String, Vec<Set>>,
+    mine: &[(&ImplFile, &[Entry])],
+) -> Option<Tried> {
+    // What the value is tried as: a number, or a known word in normal form
+    // and every logged word it means.
+    let tries: Vec<serde_json::Value> = match number(&s.value) {
+        Some(n) => vec![n],
+        None => {
+            let word = super::signals::normalize(s.value.trim().trim_matches(['"', '\'']));
+            let means = rules.config_log.known_word(&word)?;
+            std::iter::once(word.clone())
+                .chain(means.iter().map(|m| m.to_string()))
+                .map(serde_json::Value::String)
+                .collect()
+        }
+    };
+    let mut state_vars = serde_json::Map::new();
+    for (var, key) in &c.reads {
+        state_vars.insert(var.clone(), state(rules, key, &s.path, sets, mine)?);
+    }
+    let passes = |v: &serde_json::Value| {
+        let ctx = serde_json::json!({"v": {"value": v}, "s": state_vars});
+        // An error (a word where the check wants a number) is no finding.
+        c.check
+            .eval(minijinja::Value::from_serialize(&ctx))
+            .map_or(true, |r| r.is_true())
+    };
+    Some(if tries.iter().any(passes) {
+        Tried::Passes
+    } else {
+        Tried::Fails(state_vars)
+    })
+}
+
+/// The value MLLOG key `key` has for the config at `path`: a setting of
+/// that file, a measure of scale it gives, else the one value the
+/// implementation's configs agree on.
+fn state(
+    rules: &PolicyRules,
+    key: &str,
+    path: &str,
+    sets: &BTreeMap<String, Vec<Set>>,
+    mine: &[(&ImplFile, &[Entry])],
+) -> Option<serde_json::Value> {
+    let given: Vec<&Set> = sets
+        .iter()
+        .filter(|(tag, _)| tag.split('|').any(|k| k == key))
+        .flat_map(|(_, v)| v)
+        .filter(|s| s.per_samples.is_empty())
+        .collect();
+    if let Some(v) = given
+        .iter()
+        .filter(|s| s.path == path)
+        .find_map(|s| number(&s.value))
+    {
+        return Some(v);
+    }
+    let entries = mine
+        .iter()
+        .find(|(f, _)| f.file.path == path)
+        .map(|x| x.1)?;
+    if let Some(n) = rules.config_log.scale_number(key, entries) {
+        return number(&n.to_string());
+    }
+    let mut all: Vec<f64> = given
+        .iter()
+        .filter_map(|s| s.value.trim().parse::<f64>().ok())
+        .chain(
+            mine.iter()
+                .filter_map(|(_, e)| rules.config_log.scale_number(key, e)),
+        )
+        .collect();
+    all.sort_by(f64::total_cmp);
+    all.dedup();
+    match all.as_slice() {
+        [one] => number(&one.to_string()),
+        _ => None,
+    }
 }
 
 /// The settings of `group` less the defaults of the variables its configs

@@ -47,6 +47,11 @@ pub struct ConfigLogFile {
     /// elsewhere in the implementation gives answers for theirs.
     #[serde(default)]
     helper_folders: Vec<String>,
+    /// Implementation folders (patterns, lower case, `*` any run) of a
+    /// package's open-division systems: the closed packs' checks of a
+    /// value are not tried on their configs.
+    #[serde(default)]
+    open_folders: Vec<String>,
     /// Keys (normal form) a config script gives its run's scale under
     /// (global batch size, accumulation steps, batch per device), with
     /// the MLLOG key a run logs it as: a script that gives another number
@@ -187,6 +192,7 @@ pub struct ConfigLog {
     checkpoint_keys: Vec<String>,
     unlinked_folders: Vec<String>,
     helper_folders: Vec<String>,
+    open_folders: Vec<String>,
     scale_keys: Vec<ScaleFile>,
     external_sources: Vec<String>,
     /// For a logged word (`cosine with linear warmup`): the config names
@@ -244,6 +250,7 @@ impl ConfigLog {
             checkpoint_keys: file.checkpoint_keys,
             unlinked_folders: file.unlinked_folders,
             helper_folders: file.helper_folders,
+            open_folders: file.open_folders,
             scale_keys: file.scale_keys,
             external_sources: file.external_sources,
             named_keys: file.named_values.iter().map(|n| n.mllog.clone()).collect(),
@@ -255,6 +262,12 @@ impl ConfigLog {
     /// run's ([`ConfigLogFile::unlinked_folders`]).
     pub(super) fn unlinked(&self, path: &str) -> bool {
         in_folder(path, &self.unlinked_folders)
+    }
+
+    /// Whether the config at `path` sits in an implementation folder of
+    /// open-division systems ([`ConfigLogFile::open_folders`]).
+    pub(super) fn open_division(&self, path: &str) -> bool {
+        in_folder(path, &self.open_folders)
     }
 
     /// Whether a script reading `path` reads a file of the system or the
@@ -286,6 +299,38 @@ impl ConfigLog {
                     .parse::<f64>()
                     .is_ok()
         })
+    }
+
+    /// The number config `entries` give the measure of scale logged as
+    /// `mllog` (`export GBS=2304`), the last one when several do.
+    pub(super) fn scale_number(&self, mllog: &str, entries: &[Entry]) -> Option<f64> {
+        let scale = self.scale_keys.iter().find(|s| s.mllog == mllog)?;
+        entries
+            .iter()
+            .filter(|e| {
+                e.kind == (EntryKind::Key { header: false })
+                    && e.path
+                        .last()
+                        .is_some_and(|k| scale.keys.contains(&normalize(k)))
+            })
+            .filter_map(|e| e.value.trim().trim_matches(['"', '\'']).parse::<f64>().ok())
+            .next_back()
+    }
+
+    /// Whether config word `word` (in normal form) is one the data knows
+    /// as a value of some logged key (`named_values`), and the logged words
+    /// it means.
+    pub(super) fn known_word(&self, word: &str) -> Option<Vec<&str>> {
+        let mut known = false;
+        let mut means = Vec::new();
+        for (logged, (synonyms, others)) in &self.named {
+            if synonyms.iter().any(|w| w == word) {
+                known = true;
+                means.push(logged.as_str());
+            }
+            known |= others.iter().any(|w| w == word);
+        }
+        known.then_some(means)
     }
 
     /// Whether the config script `entries` is another scale's than
@@ -1737,6 +1782,7 @@ mod tests {
                 checkpoint_keys: Vec::new(),
                 unlinked_folders: Vec::new(),
                 helper_folders: Vec::new(),
+                open_folders: Vec::new(),
                 scale_keys: Vec::new(),
                 external_sources: Vec::new(),
                 named_values: Vec::new(),
@@ -1770,6 +1816,7 @@ mod tests {
             checkpoint_keys: Vec::new(),
             unlinked_folders: vec!["test_data".into()],
             helper_folders: vec!["scripts".into()],
+            open_folders: Vec::new(),
             scale_keys: Vec::new(),
             external_sources: Vec::new(),
             named_values: vec![NamedValues {

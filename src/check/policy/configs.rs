@@ -698,8 +698,23 @@ fn yacs_options(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry
                         .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
             })
     };
+    // The first pair may be glued to the assignment that holds the
+    // options (`EXTRA_CONFIG='SOLVER.BASE_LR 0.12 ...`).
+    fn after_assignment(w: &str) -> &str {
+        match w.split_once('=') {
+            Some((name, rest))
+                if !name.is_empty()
+                    && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    && rest.starts_with(['"', '\'']) =>
+            {
+                rest
+            }
+            _ => w,
+        }
+    }
     let words: Vec<&str> = code
         .split_whitespace()
+        .map(after_assignment)
         .map(|w| w.trim_matches(|c: char| matches!(c, '"' | '\'' | ';' | '\\')))
         .collect();
     let mut i = 0;

@@ -11,6 +11,7 @@ use crate::rulebook::codes::CodeRegistry;
 use crate::rulebook::source::{load_yaml, rounds_with, DataError, RuleSource};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// `policy.yaml` as written.
 #[derive(Debug, Deserialize)]
@@ -164,7 +165,7 @@ pub struct PinnedValues {
     /// Keys whose words configs name: a pack's `v.value == 'word'` pins
     /// them too.
     words: Vec<String>,
-    all: std::sync::OnceLock<BTreeMap<String, Pinned>>,
+    all: std::sync::OnceLock<(BTreeMap<String, Pinned>, Vec<Constraint>)>,
 }
 
 impl PinnedValues {
@@ -172,6 +173,16 @@ impl PinnedValues {
     /// `reference:`. A pack that cannot be read pins nothing here (the
     /// compliance loader reports it).
     pub fn get(&self) -> &BTreeMap<String, Pinned> {
+        &self.both().0
+    }
+
+    /// The pack's other checks of a value a config can give
+    /// ([`Constraint`]), for keys no value pins.
+    pub fn constraints(&self) -> &[Constraint] {
+        &self.both().1
+    }
+
+    fn both(&self) -> &(BTreeMap<String, Pinned>, Vec<Constraint>) {
         self.all.get_or_init(|| {
             let (usage, version, bm) = &self.round;
             let mut all: BTreeMap<String, Pinned> = self
@@ -180,18 +191,37 @@ impl PinnedValues {
                 .filter(|(_, p)| p.rule.contains(".reference."))
                 .map(|(k, p)| (k.clone(), p.clone()))
                 .collect();
-            all.extend(
-                pinned_by_pack(&self.source, usage, version, bm, &self.words).unwrap_or_default(),
-            );
+            let (pack, mut constraints) =
+                pinned_by_pack(&self.source, usage, version, bm, &self.words).unwrap_or_default();
+            all.extend(pack);
             all.extend(
                 self.own
                     .iter()
                     .filter(|(_, p)| p.rule.contains(".fixed."))
                     .map(|(k, p)| (k.clone(), p.clone())),
             );
-            all
+            constraints.retain(|c| !all.contains_key(&c.key));
+            (all, constraints)
         })
     }
+}
+
+/// A closed pack's check of a key that no single value pins
+/// (`is_integer(v.value / 0.02)`, `v.value in ['multistep',
+/// 'cosine_annealing']`, `v.value * 1152 == s.global_batch_size * 8e-5`):
+/// a config's value for the key is tried with it. Only checks that read
+/// nothing but `v.value` and state variables another key's value sets as
+/// it is (`set: {global_batch_size: "v.value"}`) are kept.
+#[derive(Debug, Clone)]
+pub struct Constraint {
+    /// The MLLOG key.
+    pub key: String,
+    /// The check, as the pack words it.
+    pub check: Arc<Expr>,
+    /// Each state variable it reads, with the key whose value sets it.
+    pub reads: BTreeMap<String, String>,
+    /// `FILE#anchor`, for the `rule` field of findings.
+    pub rule: String,
 }
 
 /// A value configs are compared with, and the rule that pins it.
@@ -242,7 +272,7 @@ fn pinned_by_pack(
     version: &str,
     bm: &str,
     words: &[String],
-) -> Result<BTreeMap<String, Pinned>, DataError> {
+) -> Result<(BTreeMap<String, Pinned>, Vec<Constraint>), DataError> {
     static EQ: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^\s*v\.value\s*==\s*([-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s*$")
             .expect("literal regex")
@@ -268,6 +298,8 @@ fn pinned_by_pack(
         check: crate::check::rules::pack::Exprs,
         #[serde(default)]
         include: Option<String>,
+        #[serde(default)]
+        set: BTreeMap<String, String>,
     }
     // A pack the closed one includes for a logged value (resnet's
     // `include: "'closed_resnet_' ~ v.value if v.value in ['sgd', 'lars']
@@ -291,7 +323,7 @@ fn pinned_by_pack(
         }
     }
     let Some((rel, doc)) = pack else {
-        return Ok(out);
+        return Ok((out, Vec::new()));
     };
     let mut packs = vec![(rel, doc)];
     let mut variants = Vec::new();
@@ -311,6 +343,34 @@ fn pinned_by_pack(
             packs.push((rel, doc));
         }
     }
+    // State variables a key's value sets as it is (`set:
+    // {global_batch_size: "v.value"}`), in these packs or the round's
+    // common ones: a check that reads one is tried with the config's value
+    // of that key.
+    let mut setters: BTreeMap<String, String> = BTreeMap::new();
+    let mut common = Vec::new();
+    for name in ["closed_common.yaml", "common.yaml"] {
+        if let Some(doc) =
+            load_yaml::<Pack>(source, &format!("{usage}/{version}/compliance/{name}"))?
+        {
+            common.push(doc);
+        }
+    }
+    for doc in packs.iter().map(|(_, d)| d).chain(&common) {
+        for r in &doc.rules {
+            let Some(key) = r.key.as_deref() else {
+                continue;
+            };
+            for (var, e) in &r.set {
+                if e.trim() == "v.value" {
+                    setters
+                        .entry(var.clone())
+                        .or_insert_with(|| key.to_string());
+                }
+            }
+        }
+    }
+    let mut constraints: Vec<Constraint> = Vec::new();
     for (rel, doc) in &packs {
         let display = source.display(rel);
         for r in &doc.rules {
@@ -322,6 +382,14 @@ fn pinned_by_pack(
                 continue;
             }
             for (c, _) in r.check.items() {
+                if !EQ.is_match(&c) && !WORD.is_match(&c) {
+                    if let Some(k) = constraint(key, &c, &setters, &display) {
+                        if !constraints.iter().any(|x| x.key == k.key) {
+                            constraints.push(k);
+                        }
+                    }
+                    continue;
+                }
                 if let Some(w) = WORD
                     .captures(&c)
                     .and_then(|m| m.get(1).or_else(|| m.get(2)))
@@ -362,7 +430,33 @@ fn pinned_by_pack(
             }
         }
     }
-    Ok(out)
+    Ok((out, constraints))
+}
+
+/// `check` of `key` as a [`Constraint`], when it reads nothing but
+/// `v.value`, the rule functions and state variables in `setters`.
+fn constraint(
+    key: &str,
+    check: &str,
+    setters: &BTreeMap<String, String>,
+    display: &str,
+) -> Option<Constraint> {
+    let e = expr::compile(check, &|_| true).ok()?;
+    let mut reads = BTreeMap::new();
+    for name in e.undeclared_variables(true) {
+        if name == "v.value" || expr::FUNCTIONS.contains(&name.as_str()) {
+            continue;
+        }
+        let var = name.strip_prefix("s.")?;
+        reads.insert(var.to_string(), setters.get(var)?.clone());
+    }
+    let reads_value = e.undeclared_variables(true).contains("v.value");
+    reads_value.then(|| Constraint {
+        key: key.to_string(),
+        check: Arc::new(e),
+        reads,
+        rule: format!("{display}#{key}"),
+    })
 }
 
 fn compile(path: &str, what: &str, src: &str) -> Result<Expr, DataError> {

@@ -155,6 +155,11 @@ impl Expr {
         self.inner.eval(ctx)
     }
 
+    /// The expression as written.
+    pub fn source(&self) -> &str {
+        &self.src
+    }
+
     /// The variables the expression reads (dotted paths).
     pub fn undeclared_variables(&self, nested: bool) -> std::collections::HashSet<String> {
         self.inner.undeclared_variables(nested)
