@@ -1744,7 +1744,9 @@ fn older_rounds_fixed_values_set_in_configs() {
 /// the same script, DeepCAM's scheduler one of two (HPC). Quiet: values
 /// the checks allow (`right/`), a library's YAML recipes, an open-division
 /// system's implementation, a word the data does not know, a check that
-/// reads a batch size no config gives.
+/// reads a batch size no config gives. A word pinned with every other word
+/// another value (`only:`, OpenFold's training set release date) is
+/// POL009 too.
 #[test]
 fn pack_checks_tried_on_config_values() {
     let root =
@@ -1755,6 +1757,7 @@ fn pack_checks_tried_on_config_values() {
         ("training", "1.0.0"),
         ("training", "5.0.0"),
         ("hpc", "1.0.0"),
+        ("hpc", "3.0.0"),
     ] {
         let r = PolicyRules::load(&RuleSource::Embedded, usage, round).expect("policy rules load");
         let files: Vec<ImplFile> = sub
@@ -1777,6 +1780,12 @@ fn pack_checks_tried_on_config_values() {
             3,
             "LR_SCHEDULE_TYPE=exponential: config_SYS.sh:3 sets scheduler_type to exponential, which the closed rules of deepcam do not allow: they require `v.value in ['multistep', 'cosine_annealing']`",
         ),
+        // HPC 3.0 keeps DeepCAM's check.
+        (
+            "deepcam/implementations/wrong/config_SYS.sh",
+            3,
+            "LR_SCHEDULE_TYPE=exponential: config_SYS.sh:3 sets scheduler_type to exponential, which the closed rules of deepcam do not allow: they require `v.value in ['multistep', 'cosine_annealing']`",
+        ),
         (
             "llama31_405b/implementations/wrong/config_SYS_64x8x4.sh",
             2,
@@ -1786,6 +1795,11 @@ fn pack_checks_tried_on_config_values() {
             "maskrcnn/implementations/wrong/config_SYS.sh",
             1,
             "SOLVER.BASE_LR 0.15: config_SYS.sh:1 sets opt_base_learning_rate to 0.15, which the closed rules of maskrcnn do not allow: they require `is_integer(v.value / 0.02)`",
+        ),
+        (
+            "openfold/implementations/wrong/config_SYS.sh",
+            1,
+            "TRAIN_MAX_PDB_RELEASE_DATE=2022-01-01: config_SYS.sh:1 sets train_max_pdb_release_date to 2022-01-01; the reference of openfold is \"2021-09-16\" and no config of the implementation gives it",
         ),
         (
             "resnet/implementations/wrong/config_SYS.sh",

@@ -79,7 +79,12 @@ struct NamedValues {
     /// Each logged value, with the names (normal form) that mean it.
     means: BTreeMap<String, Vec<String>>,
     /// Names (normal form) that mean none of them.
+    #[serde(default)]
     others: Vec<String>,
+    /// Every name not listed under `means` means another value (a date
+    /// the pack pins: any other date is another).
+    #[serde(default)]
+    only: bool,
     #[allow(dead_code)]
     why: String,
 }
@@ -323,12 +328,12 @@ impl ConfigLog {
     pub(super) fn known_word(&self, word: &str) -> Option<Vec<&str>> {
         let mut known = false;
         let mut means = Vec::new();
-        for (logged, (synonyms, others)) in &self.named {
-            if synonyms.iter().any(|w| w == word) {
+        for (logged, m) in &self.named {
+            if m.names.iter().any(|w| w == word) {
                 known = true;
                 means.push(logged.as_str());
             }
-            known |= others.iter().any(|w| w == word);
+            known |= m.others.iter().any(|w| w == word);
         }
         known.then_some(means)
     }
@@ -434,10 +439,15 @@ impl ConfigLog {
             (Ok(a), Some(b)) => (a - b).abs() <= self.tolerance * a.abs().max(b.abs()),
             _ => match other.as_str().and_then(|w| self.named.get(w)) {
                 // A name known to mean another value disagrees; one known
-                // to mean it, or unknown, does not.
-                Some((_, others)) => {
+                // to mean it, or unknown, does not (unless every other name
+                // is another value).
+                Some(m) => {
                     let n = super::signals::normalize(config.trim().trim_matches(['"', '\'']));
-                    !others.contains(&n)
+                    if m.only {
+                        m.names.contains(&n)
+                    } else {
+                        !m.others.contains(&n)
+                    }
                 }
                 None => true,
             },
@@ -683,7 +693,16 @@ pub(super) fn same_name(a: &str, b: &str) -> bool {
 
 /// For each logged word: the config names that mean it, and those that
 /// mean something else.
-type Named = BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>;
+type Named = BTreeMap<String, Meaning>;
+
+/// What [`Named`] says of one logged word.
+#[derive(Debug)]
+struct Meaning {
+    names: BTreeSet<String>,
+    others: BTreeSet<String>,
+    /// Every name not in `names` means another value.
+    only: bool,
+}
 
 /// The named values by logged word; a name may not mean two things.
 fn named_values(list: Vec<NamedValues>) -> Result<Named, String> {
@@ -711,7 +730,14 @@ fn named_values(list: Vec<NamedValues>) -> Result<Named, String> {
                 .flat_map(|(_, n)| n.iter().cloned())
                 .chain(nv.others.iter().cloned())
                 .collect();
-            out.insert(word.clone(), (names.iter().cloned().collect(), others));
+            out.insert(
+                word.clone(),
+                Meaning {
+                    names: names.iter().cloned().collect(),
+                    others,
+                    only: nv.only,
+                },
+            );
         }
     }
     Ok(out)
@@ -1826,6 +1852,7 @@ mod tests {
                     vec!["cosine".to_string(), "cosine_annealing".to_string()],
                 )]),
                 others: vec!["linear".into(), "warmup_hold_policy".into()],
+                only: false,
                 why: String::new(),
             }],
             hyperparameters: Vec::new(),
