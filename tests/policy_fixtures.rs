@@ -1746,7 +1746,9 @@ fn older_rounds_fixed_values_set_in_configs() {
 /// system's implementation, a word the data does not know, a check that
 /// reads a batch size no config gives. A word pinned with every other word
 /// another value (`only:`, OpenFold's training set release date) is
-/// POL009 too.
+/// POL009 too, as is a value the round policy's own check rejects
+/// (ResNet's polynomial schedule: LRSCHED=cosine; pow2 is it, step
+/// boundaries are no name, a YAML of other recipes is not tried).
 #[test]
 fn pack_checks_tried_on_config_values() {
     let root =
@@ -1800,6 +1802,12 @@ fn pack_checks_tried_on_config_values() {
             "openfold/implementations/wrong/config_SYS.sh",
             1,
             "TRAIN_MAX_PDB_RELEASE_DATE=2022-01-01: config_SYS.sh:1 sets train_max_pdb_release_date to 2022-01-01; the reference of openfold is \"2021-09-16\" and no config of the implementation gives it",
+        ),
+        // The round policy's own check (a schedule no run logs).
+        (
+            "resnet/implementations/cosine/config_SYS.sh",
+            1,
+            "LRSCHED=cosine: config_SYS.sh:1 sets opt_learning_rate_decay_schedule to cosine, which the closed rules of resnet do not allow: they require `v.value in ['polynomial', 'poly', 'polynomial_decay', 'pow2']`",
         ),
         (
             "resnet/implementations/wrong/config_SYS.sh",

@@ -165,6 +165,9 @@ pub struct PinnedValues {
     /// Keys whose words configs name: a pack's `v.value == 'word'` pins
     /// them too.
     words: Vec<String>,
+    /// The policy's own `checks:` that read nothing but `v.value`: tried
+    /// on configs as the pack's are.
+    checks: Vec<Constraint>,
     all: std::sync::OnceLock<(BTreeMap<String, Pinned>, Vec<Constraint>)>,
 }
 
@@ -201,6 +204,11 @@ impl PinnedValues {
                     .map(|(k, p)| (k.clone(), p.clone())),
             );
             constraints.retain(|c| !all.contains_key(&c.key));
+            for c in &self.checks {
+                if !all.contains_key(&c.key) && !constraints.iter().any(|x| x.key == c.key) {
+                    constraints.push(c.clone());
+                }
+            }
             (all, constraints)
         })
     }
@@ -383,7 +391,7 @@ fn pinned_by_pack(
             }
             for (c, _) in r.check.items() {
                 if !EQ.is_match(&c) && !WORD.is_match(&c) {
-                    if let Some(k) = constraint(key, &c, &setters, &display) {
+                    if let Some(k) = constraint(key, &c, &setters, format!("{display}#{key}")) {
                         if !constraints.iter().any(|x| x.key == k.key) {
                             constraints.push(k);
                         }
@@ -439,7 +447,7 @@ fn constraint(
     key: &str,
     check: &str,
     setters: &BTreeMap<String, String>,
-    display: &str,
+    rule: String,
 ) -> Option<Constraint> {
     let e = expr::compile(check, &|_| true).ok()?;
     let mut reads = BTreeMap::new();
@@ -455,7 +463,7 @@ fn constraint(
         key: key.to_string(),
         check: Arc::new(e),
         reads,
-        rule: format!("{display}#{key}"),
+        rule,
     })
 }
 
@@ -634,7 +642,14 @@ impl PolicyRules {
             }
             // Fixed values first, as the file lists them.
             checks.sort_by_key(|c| !c.definite);
+            let mut own_checks = Vec::new();
             for c in b.checks {
+                own_checks.extend(constraint(
+                    &c.key,
+                    &c.expr,
+                    &BTreeMap::new(),
+                    format!("{path}#benchmarks.{name}.checks.{}", c.key),
+                ));
                 let definite = match c.severity.as_str() {
                     "error" => true,
                     "warning" => false,
@@ -694,6 +709,7 @@ impl PolicyRules {
                         round,
                         own: config_fixed,
                         words: config_log.named_keys(),
+                        checks: own_checks,
                         all: std::sync::OnceLock::new(),
                     },
                     eval_schedule,
