@@ -797,7 +797,12 @@ fn sed_settings(code: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry
         flags(new, lineno, parents, out);
         if out.len() == start {
             if new.contains('=') {
-                assignment(new, lineno, parents, None, out);
+                // An assignment written whole (`export LORA_DIM=8`).
+                let assigned = ["export ", "readonly ", "declare -x ", "local "]
+                    .iter()
+                    .find_map(|k| new.strip_prefix(k))
+                    .map_or(new, str::trim_start);
+                assignment(assigned, lineno, parents, None, out);
             } else if let Some((key, value)) = yaml_pair(new) {
                 let mut path = parents.to_vec();
                 path.extend(folder.iter().cloned());

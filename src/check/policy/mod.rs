@@ -39,6 +39,7 @@ pub mod prefilter;
 pub mod repeatability;
 pub mod rules;
 mod scope;
+mod sed_edit;
 mod shell_assign;
 mod shell_guard;
 mod shell_sed;

@@ -9,6 +9,7 @@
 
 use super::configs::{self, Entry, Format};
 use super::hydra_package;
+use super::sed_edit;
 use super::PolicyRules;
 use crate::discover::tree::ImplFile;
 use crate::finding::{code, Finding};
@@ -129,6 +130,19 @@ impl ParsedConfigs {
                 _ => Vec::new(),
             })
             .collect();
+        // What the implementations' own scripts write with `sed -i` into
+        // the files they edit: settings of the script (its own text, no
+        // longer shared).
+        let mut texts = texts;
+        for (i, extra) in sed_settings(rules, files, &vendored, &pending) {
+            let mut all = text_of[i]
+                .and_then(|t| texts.get(t))
+                .cloned()
+                .unwrap_or_default();
+            all.extend(extra);
+            text_of[i] = Some(texts.len());
+            texts.push(all);
+        }
         let slots = pending
             .into_iter()
             .zip(text_of)
@@ -260,6 +274,78 @@ impl ParsedConfigs {
     fn text(&self, t: Option<usize>) -> &[Entry] {
         t.and_then(|t| self.texts.get(t)).map_or(&[], Vec::as_slice)
     }
+}
+
+/// The settings the `sed -i` lines of each script outside vendored trees
+/// write into the files of its implementation they edit
+/// ([`sed_edit`]), by the script's index.
+fn sed_settings(
+    rules: &PolicyRules,
+    files: &[ImplFile],
+    vendored: &[bool],
+    pending: &[Result<Pending, Slot>],
+) -> Vec<(usize, Vec<Entry>)> {
+    let mut out = Vec::new();
+    for (i, p) in pending.iter().enumerate() {
+        let Ok(Pending {
+            format: Format::Shell,
+            bytes: Some(b),
+            ..
+        }) = p
+        else {
+            continue;
+        };
+        if vendored.get(i).copied().unwrap_or(true) || memchr::memmem::find(b, b"sed").is_none() {
+            continue;
+        }
+        let mut extra = Vec::new();
+        for l in sed_edit::in_place_lines(&String::from_utf8_lossy(b)) {
+            let shown: Vec<&str> = l.edits.iter().map(|e| e.display.as_str()).collect();
+            let shown = shown.join(" ");
+            for t in &l.targets {
+                let Some(j) = sed_edit::target_of(files, i, t) else {
+                    continue;
+                };
+                let Some(Ok(target)) = pending.get(j) else {
+                    continue;
+                };
+                if !sed_edit::followed(target.format) {
+                    continue;
+                }
+                let bytes = match &target.bytes {
+                    Some(b) => Cow::Borrowed(b.as_slice()),
+                    None => match crate::safe_io::read_walked(
+                        &files[j].file.fs,
+                        rules.signals.config_files.max_bytes,
+                    ) {
+                        Ok(crate::safe_io::Walked::Bytes(b)) => Cow::Owned(b),
+                        _ => continue,
+                    },
+                };
+                let before = String::from_utf8_lossy(&bytes);
+                let Some(after) = sed_edit::edited(&l.edits, &before) else {
+                    continue;
+                };
+                let parse = |text: &str| {
+                    hydra_package::under(
+                        configs::parse(text, target.format),
+                        target.package.as_deref(),
+                    )
+                };
+                extra.extend(sed_edit::new_settings(
+                    &parse(&before),
+                    &parse(&after),
+                    l.line,
+                    &shown,
+                    t,
+                ));
+            }
+        }
+        if !extra.is_empty() {
+            out.push((i, extra));
+        }
+    }
+    out
 }
 
 /// The text of UTF-16 bytes that open with a byte order mark, else `None`.
