@@ -1327,9 +1327,18 @@ fn parse_shell(text: &str) -> Vec<Entry> {
             + case_line(line, lineno, &mut cases, &mut out);
         let next = lines.get(i + 1).copied();
         let opens = !in_array && opens_array(line);
-        match batch_directive(line).filter(|_| header) {
-            Some(command) => shell_line(&command, lineno, &[], &mut out),
-            None => match continued_value(line, next).or_else(|| {
+        // `printf 'A=1\nB=2\n' > run.env`: the file it writes, read as a
+        // here-document's body would be (its quote may span lines).
+        let printed = if in_array {
+            None
+        } else {
+            printed_to_file(&lines[i..], i as u64)
+        };
+        let used = printed.as_ref().map_or(1, |(_, n)| *n);
+        match (printed, batch_directive(line).filter(|_| header)) {
+            (Some((body, _)), _) => out.extend(body),
+            (None, Some(command)) => shell_line(&command, lineno, &[], &mut out),
+            (None, None) => match continued_value(line, next).or_else(|| {
                 (in_array || opens)
                     .then(|| array_value(line, next))
                     .flatten()
@@ -1349,7 +1358,7 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         for _ in 0..closes {
             out.push(guard_entry(EntryKind::GuardEnd, lineno, String::new(), ""));
         }
-        i += 1;
+        i += used;
         let Some(word) = heredoc_word(line) else {
             continue;
         };
@@ -1670,6 +1679,131 @@ fn heredoc(body: &[&str], before: u64, opener: &str, out: &mut Vec<Entry>) {
             python_statements(strip_comment(line), before + k as u64 + 1, &[], out);
         }
     }
+}
+
+/// Most lines a quoted text a print command writes may span.
+const PRINTED_LINES: usize = 64;
+
+/// A `printf` or `echo` (with `-e`) that writes quoted text into a file
+/// (`printf 'BYTEPS_ENABLE_ASYNC=1\nDMLC_ROLE=worker\n' > /tmp/bps.env`,
+/// `echo "optimizer: lamb" >> conf.yaml`, the quote may span lines): the
+/// settings of what it writes, read as the body of a here-document to
+/// the same file is (by the file's format, else line by line as a
+/// script), each at the line that holds it, and how many lines the
+/// command takes (`lines` are those after line `before`). `None` for any
+/// other line, and for text printed to the terminal.
+fn printed_to_file(lines: &[&str], before: u64) -> Option<(Vec<Entry>, usize)> {
+    let first = lines.first()?.trim_start();
+    let (command, _) = first.split_once(char::is_whitespace)?;
+    let printf = command == "printf";
+    if !printf && command != "echo" {
+        return None;
+    }
+    // The command's text up to where its quotes close.
+    let mut code = String::new();
+    let mut used = 0;
+    let mut quote: Option<char> = None;
+    for line in lines.iter().take(PRINTED_LINES) {
+        if used > 0 {
+            code.push('\n');
+        }
+        code.push_str(line);
+        used += 1;
+        let mut escaped = false;
+        for c in line.chars() {
+            match quote {
+                Some('"') if escaped => escaped = false,
+                Some('"') if c == '\\' => escaped = true,
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None if escaped => escaped = false,
+                None if c == '\\' => escaped = true,
+                None if c == '#' => break,
+                None if c == '\'' || c == '"' => quote = Some(c),
+                None => {}
+            }
+        }
+        if quote.is_none() {
+            break;
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    // The quoted words after the command and its options, each with the
+    // physical line it starts on; then what the output goes to.
+    let mut words: Vec<(String, usize)> = Vec::new();
+    let mut rest = String::new();
+    let mut line_at = 0;
+    let mut chars = code[command.len() + (code.len() - code.trim_start().len())..].chars();
+    let mut escapes = printf;
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line_at += 1,
+            '\'' | '"' => {
+                let mut w = String::new();
+                let start = line_at;
+                for d in chars.by_ref() {
+                    if d == c {
+                        break;
+                    }
+                    if d == '\n' {
+                        line_at += 1;
+                    }
+                    w.push(d);
+                }
+                words.push((w, start));
+            }
+            c if c.is_whitespace() => {}
+            _ => {
+                let mut w = String::from(c);
+                for d in chars.by_ref() {
+                    if d.is_whitespace() {
+                        break;
+                    }
+                    w.push(d);
+                }
+                if words.is_empty() && w.starts_with('-') && !w.starts_with("--") {
+                    escapes |= w.contains('e');
+                    continue;
+                }
+                rest.push_str(&w);
+                rest.push(' ');
+                rest.extend(chars.by_ref());
+                break;
+            }
+        }
+    }
+    let target = heredoc_target(&rest)?;
+    if target.starts_with("/dev/") || words.is_empty() {
+        return None;
+    }
+    // printf's format is its first word (the rest fill its `%s`).
+    let taken = if printf { &words[..1] } else { &words[..] };
+    let mut body: Vec<String> = Vec::new();
+    let mut phys: Vec<usize> = Vec::new();
+    for (w, start) in taken {
+        for (k, piece) in w.split('\n').enumerate() {
+            let pieces: Vec<&str> = if escapes {
+                piece.split("\\n").collect()
+            } else {
+                vec![piece]
+            };
+            for p in pieces {
+                body.push(p.to_string());
+                phys.push(start + k);
+            }
+        }
+    }
+    let opener = format!("cat > {target} <<EOF");
+    let refs: Vec<&str> = body.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    heredoc(&refs, 0, &opener, &mut out);
+    for e in &mut out {
+        let k = usize::try_from(e.line).unwrap_or(1).saturating_sub(1);
+        e.line = before + phys.get(k).or(phys.last()).map_or(1, |&p| p as u64 + 1);
+    }
+    Some((out, used))
 }
 
 /// Whether the command that opens a here-document on `line` is a Python
@@ -3510,6 +3644,33 @@ mod tests {
                 "{w:?} not in {got:?}"
             );
         }
+    }
+
+    /// What `printf` (or `echo -e`) writes into a file is read as a
+    /// here-document's body to that file, each setting at the line that
+    /// holds it; text printed to the terminal holds none.
+    #[test]
+    fn text_printed_into_a_file() {
+        let sh = "#!/bin/bash\n\
+                  printf 'X=2\\nBYTEPS_ENABLE_ASYNC=1\\n' > /tmp/bps.env\n\
+                  printf 'A=1\nB=2\n' >> run.env\n\
+                  echo -e \"optimizer:\\n  name: sgd\" > conf/o.yaml\n\
+                  printf 'C=3\\n' >&2\n\
+                  echo \"D=4\"\n\
+                  E=5\n";
+        let g = got(&parse(sh, Format::Shell));
+        assert_eq!(
+            g,
+            [
+                (2, "X".into(), "2".into()),
+                (2, "BYTEPS_ENABLE_ASYNC".into(), "1".into()),
+                (3, "A".into(), "1".into()),
+                (4, "B".into(), "2".into()),
+                (6, "optimizer.name".into(), "sgd".into()),
+                (9, "E".into(), "5".into()),
+            ],
+            "{g:#?}"
+        );
     }
 
     #[test]
