@@ -37,6 +37,22 @@ pub struct FrameworkFile {
     /// `adam_w_mode: false` make AdamW plain Adam with L2 weight decay).
     #[serde(default)]
     pub optimizer_switches_off: BTreeMap<String, String>,
+    /// Names that mean another optimizer under some keys than `optimizers`
+    /// says: NeMo's `optim.name: adam` is torch.optim.Adam (L2 weight
+    /// decay), where Megatron's `--optimizer adam` is AdamW.
+    #[serde(default)]
+    pub optimizers_at: Vec<OptimizersAtFile>,
+}
+
+/// Optimizer names read otherwise under the keys a pattern names.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimizersAtFile {
+    /// Words that end the key path (regex over the normal form).
+    pub key: String,
+    /// Framework optimizer name (any spelling; normalised) → mllog name.
+    pub optimizers: BTreeMap<String, String>,
+    pub why: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -164,6 +180,9 @@ pub struct Frameworks {
     /// Keys that swap the optimizer when on, with its mllog name.
     optimizer_switches: Vec<(Matcher, String)>,
     optimizer_switches_off: Vec<(Matcher, String)>,
+    /// Names read otherwise under some keys ([`OptimizersAtFile`]), names
+    /// in [`squash`]ed normal form.
+    optimizers_at: Vec<(Matcher, BTreeMap<String, String>)>,
 }
 
 fn key_re(p: &str) -> String {
@@ -233,7 +252,18 @@ impl Frameworks {
         let mut triggers: Vec<String> = Vec::new();
         let mut switches: Vec<(Matcher, String)> = Vec::new();
         let mut switches_off: Vec<(Matcher, String)> = Vec::new();
+        let mut optimizers_at = Vec::new();
         for (stem, f) in files {
+            for at in &f.optimizers_at {
+                let re = Matcher::new(&[key_re(&at.key)], false)
+                    .map_err(|e| format!("{stem}: optimizers_at key '{}': {e}", at.key))?;
+                let names = at
+                    .optimizers
+                    .iter()
+                    .map(|(name, mllog)| (squash(&super::signals::normalize(name)), mllog.clone()))
+                    .collect();
+                optimizers_at.push((re, names));
+            }
             for (on, list) in [
                 (true, &f.optimizer_switches),
                 (false, &f.optimizer_switches_off),
@@ -423,6 +453,7 @@ impl Frameworks {
         built.optimizer_key = optimizer_key;
         built.optimizer_switches = switches;
         built.optimizer_switches_off = switches_off;
+        built.optimizers_at = optimizers_at;
         Ok(built)
     }
 
@@ -468,6 +499,7 @@ impl Frameworks {
             optimizer_key: Regex::new("$^").map_err(|e| e.to_string())?,
             optimizer_switches: Vec::new(),
             optimizer_switches_off: Vec::new(),
+            optimizers_at: Vec::new(),
         })
     }
 
@@ -593,7 +625,16 @@ impl Frameworks {
         if !self.optimizer_key.is_match(key) {
             return None;
         }
-        if let Some(m) = self.optimizers.get(&squash(value)) {
+        let name = squash(value);
+        if let Some(m) = self
+            .optimizers_at
+            .iter()
+            .filter(|(re, _)| re.is_match(key.as_bytes()))
+            .find_map(|(_, names)| names.get(&name))
+        {
+            return Some(m);
+        }
+        if let Some(m) = self.optimizers.get(&name) {
             return Some(m);
         }
         // (A file name's last part is its extension, a number's digits:
