@@ -1090,11 +1090,14 @@ fn a_config_against_the_log_of_its_own_run() {
         (format!("{cfg}config_example_system.sh"), 4),
         (format!("{cfg}config_example_system.sh"), 5),
         (format!("{cfg}train.yaml"), 2),
+        // An .ini-like file of `export` lines: the later value is the run's.
+        (format!("{cfg}defaults.cfg"), 3),
     ];
     // Once per folder and key, at the first run (the message counts the others).
     let log = "results/example_system/retinanet/result_0.txt".to_string();
     want.push((log.clone(), 14));
-    want.push((log, 15));
+    want.push((log.clone(), 15));
+    want.push((log, 16));
     want.sort();
     assert_eq!(got, want);
 }

@@ -1110,17 +1110,38 @@ fn settings_with(
     expand: Expand,
 ) -> BTreeMap<String, Vec<Set>> {
     // What a later assignment in the same script overrides is no value of
-    // the run (`export WEIGHT_DECAY=0.0001` then `export WEIGHT_DECAY=0.05`).
+    // the run (`export WEIGHT_DECAY=0.0001` then `export WEIGHT_DECAY=0.05`),
+    // nor is what a shell branch that never runs sets (`if false; then`,
+    // `if [ "${USE_CLIP:-0}" = 1 ]` where nothing sets USE_CLIP).
+    let mut every = Env::default();
+    for (_, e) in parsed {
+        every.add_where(e, |_| true);
+    }
+    for e in others {
+        every.add_where(e, |_| true);
+    }
     let live: Vec<std::borrow::Cow<[Entry]>> = parsed
         .iter()
         .map(|(f, e)| {
             let name = f.file.path.rsplit('/').next().unwrap_or_default();
-            let shell = rules.signals.config_files.format(name) == Some(configs::Format::Shell);
-            let gone = if shell {
+            // (An .ini-like file's keys outside a section too: Habana's
+            // `defaults.cfg` is a list of `export NAME=value` lines.)
+            let shell = matches!(
+                rules.signals.config_files.format(name),
+                Some(configs::Format::Shell | configs::Format::Ini)
+            );
+            let mut gone = if shell {
                 configs::shadowed(e)
             } else {
                 Vec::new()
             };
+            let off = super::shell_guard::guarded_off(e, &every);
+            if off.iter().any(|&o| o) {
+                gone.resize(off.len(), false);
+                for (g, o) in gone.iter_mut().zip(off) {
+                    *g |= o;
+                }
+            }
             if gone.iter().any(|&g| g) {
                 std::borrow::Cow::Owned(
                     e.iter()
@@ -1403,6 +1424,11 @@ fn contradictions(
     // Where a variable a setting reads is given its value: the run's own
     // configs, then the benchmark's other ones.
     let sources: Vec<(&ImplFile, &[Entry])> = parsed.iter().chain(rest).copied().collect();
+    // Every value the configs give (for the shell branches that never run).
+    let mut every = Env::default();
+    for (_, e) in &sources {
+        every.add_where(e, |_| true);
+    }
     if sets.is_empty() {
         return out;
     }
@@ -1464,7 +1490,7 @@ fn contradictions(
         let mut sources_of: Vec<(&Set, &str, &str, &Entry)> = Vec::new();
         for s in &given {
             for var in &s.refs {
-                for (path, x) in origins(&sources, parsed.len(), var, &s.value) {
+                for (path, x) in origins(&sources, parsed.len(), var, &s.value, &every) {
                     if seen.insert((path, x.line)) {
                         sources_of.push((s, var.as_str(), path, x));
                     }
@@ -1580,7 +1606,13 @@ fn origins<'a>(
     own: usize,
     var: &str,
     value: &str,
+    env: &Env,
 ) -> Vec<(&'a str, &'a Entry)> {
+    // What a shell branch that never runs assigns is nobody's value.
+    let off: Vec<Vec<bool>> = files
+        .iter()
+        .map(|(_, es)| super::shell_guard::guarded_off(es, env))
+        .collect();
     let mut plain: Vec<(&str, &Entry)> = Vec::new();
     let mut defaults: Vec<(&str, &Entry)> = Vec::new();
     let mut names: Vec<String> = vec![var.to_string()];
@@ -1608,8 +1640,9 @@ fn origins<'a>(
                 files.len()
             };
             for (k, &(f, entries)) in files.iter().enumerate().take(reach) {
-                for e in entries {
-                    if e.kind != (EntryKind::Key { header: false })
+                for (j, e) in entries.iter().enumerate() {
+                    if off[k].get(j).copied().unwrap_or(false)
+                        || e.kind != (EntryKind::Key { header: false })
                         || e.path.len() != 1
                         || e.path[0] != name
                     {
@@ -1670,21 +1703,21 @@ mod tests {
         let conf = sh("export BASE_LR=0.2\nexport LR=${BASE_LR}\n");
         let files = [(&own, run.as_slice()), (&cfg, conf.as_slice())];
         assert_eq!(
-            lines(origins(&files, 1, "LR", "0.2")),
+            lines(origins(&files, 1, "LR", "0.2", &Env::default())),
             [("cfg.sh".into(), 1)]
         );
         assert_eq!(
-            lines(origins(&files, 1, "LR", "0.1")),
+            lines(origins(&files, 1, "LR", "0.1", &Env::default())),
             [("own/run.sh".into(), 1)]
         );
-        assert!(origins(&files, 1, "LR", "0.3").is_empty());
+        assert!(origins(&files, 1, "LR", "0.3", &Env::default()).is_empty());
         // The run's own script assigns LR: another system's is not read.
         let run = sh("export LR=0.1\npython t.py --lr ${LR}\n");
         let theirs = sh("export LR=0.2\n");
         let files = [(&own, run.as_slice()), (&other, theirs.as_slice())];
-        assert!(origins(&files, 1, "LR", "0.2").is_empty());
+        assert!(origins(&files, 1, "LR", "0.2", &Env::default()).is_empty());
         assert_eq!(
-            lines(origins(&files, 1, "LR", "0.1")),
+            lines(origins(&files, 1, "LR", "0.1", &Env::default())),
             [("own/run.sh".into(), 1)]
         );
     }

@@ -19,6 +19,28 @@ use super::configs::{Entry, EntryKind};
 use super::interpolate::{self, Env};
 use std::collections::BTreeMap;
 
+/// Which entries sit under a guard that is off ([`is_off`] with `env` and
+/// the file's own `local` values): what they set never runs, for the
+/// checks of values (POL008, POL009) as for the signal families.
+pub(super) fn guarded_off(entries: &[Entry], env: &Env) -> Vec<bool> {
+    let mut out = vec![false; entries.len()];
+    if !entries.iter().any(|e| e.kind == EntryKind::Guard) {
+        return out;
+    }
+    let local = super::configs::local_values(entries);
+    let mut guards: Vec<bool> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        match e.kind {
+            EntryKind::Guard => guards.push(is_off(&e.value, env, &local)),
+            EntryKind::GuardEnd => {
+                guards.pop();
+            }
+            _ => out[i] = guards.iter().any(|&off| off),
+        }
+    }
+    out
+}
+
 /// Separates the parts of a condition as the reader stores it.
 const SEP: char = '\u{1}';
 
