@@ -649,10 +649,22 @@ pub(super) fn unanswered_by_precedence<'a>(
                 // the same MLLOG key (attention_dropout beside
                 // hidden_dropout) is a setting of its own.
                 _ if a.path == s.path => a.key == s.key,
+                // A setting that reads the variable `s` assigns
+                // (`--max_steps $MAX_STEPS`) takes every value the
+                // configs give it: the reference among them answers for
+                // none of the others.
+                _ if !s.default && a.refs.iter().any(|r| normalize(r) == s.key) => false,
                 // A script's default (`X=${X:-reference}`) for another
                 // script's assignment of the same variable, which the run
                 // keeps whichever script runs first.
                 (3, 3) if a.default && !s.default && a.key == s.key => false,
+                // Two config scripts of one folder, one per system or
+                // scale (config_MI325X_1x8x1.sh beside
+                // config_MI355X_1x8x1.sh): a run sources one of them, so
+                // one's reference value does not answer for the other's
+                // assignment (a script others source, config_common.sh,
+                // does).
+                (3, 3) if !s.default && alternative_scripts(&a.path, &s.path) => false,
                 (3, _) => true,
                 (2, 2) => rules.config_log.helper(&s.path) && folder(&a.path) != folder(&s.path),
                 (2, 1) => match group_of(&s.path, groups).and_then(|g| composers.get(&g)) {
@@ -1077,6 +1089,24 @@ fn variable_parts_as_star(name: &str) -> String {
 
 /// Whether the file at `path` is a run's config script (`config_*.sh`,
 /// NVIDIA's and AMD's convention: the one `run_and_time.sh` sources).
+/// Whether two paths are config scripts of one folder that a run sources
+/// one of (neither is a common part others source).
+fn alternative_scripts(a: &str, b: &str) -> bool {
+    let common = |p: &str| {
+        let name = p.rsplit('/').next().unwrap_or(p).to_ascii_lowercase();
+        name.contains("common") || name.contains("base") || name.contains("default")
+    };
+    fn folder(p: &str) -> &str {
+        p.rsplit_once('/').map_or("", |(d, _)| d)
+    }
+    a != b
+        && folder(a) == folder(b)
+        && is_config_script(a)
+        && is_config_script(b)
+        && !common(a)
+        && !common(b)
+}
+
 fn is_config_script(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     name.starts_with("config") && name.ends_with(".sh")
