@@ -222,3 +222,36 @@ fn an_open_systems_implementation_is_not_checked() {
     assert!(pol("MI300X_closed_twin") > 0, "{all:#?}");
     assert_eq!(pol("MI300X_open_research"), 0, "{all:#?}");
 }
+
+/// A system description without a division (SIAT's v0.7 ones spell the
+/// key "divison"): the division its runs log decides. The same
+/// parameter-server TF_CONFIG is found in the implementation of the system
+/// whose runs log `closed`, not in the one whose runs log `open`.
+#[test]
+fn a_systems_logged_division_stands_in_for_a_missing_one() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pkg = tmp.path().join("SIAT");
+    common::copy_dir(&corpus.join("v0.7/SIAT"), &pkg);
+    let ps = "export TF_CONFIG='{\"cluster\": {\"worker\": [\"w0:2222\", \"w1:2222\"], \
+              \"ps\": [\"ps0:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}'\n";
+    let impls = pkg.join("benchmarks/resnet/implementations");
+    for name in [
+        "modelarts_512_tensorflow_open",
+        "modelarts_512_tensorflow_close",
+    ] {
+        std::fs::write(impls.join(name).join("run_ps.sh"), ps).expect("write");
+    }
+    let all = check(tmp.path(), "SIAT", &["--ruleset", "0.7.0"]);
+    let pol = |name: &str| {
+        all.iter()
+            .filter(|(p, c, s)| {
+                c == "POL011" && s != "note" && p.ends_with(&format!("/{name}/run_ps.sh"))
+            })
+            .count()
+    };
+    assert!(pol("modelarts_512_tensorflow_close") > 0, "{all:#?}");
+    assert_eq!(pol("modelarts_512_tensorflow_open"), 0, "{all:#?}");
+}

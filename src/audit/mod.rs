@@ -846,10 +846,44 @@ fn read_systems(tree: &discover::Submission) -> BTreeMap<String, serde_json::Val
             let text =
                 crate::safe_io::read_regular(&s.file.fs, crate::safe_io::MAX_SYSTEM_JSON_BYTES)
                     .ok()?;
-            let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
-            v.is_object().then(|| (s.id.clone(), v))
+            let mut v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+            let obj = v.as_object_mut()?;
+            // A description without a division (SIAT's v0.7 ones spell the
+            // key "divison"): the division its runs log decides which
+            // policy its implementation's configs are held to.
+            if !obj.get("division").is_some_and(|d| d.is_string()) {
+                if let Some(d) = logged_division(tree, &s.id) {
+                    obj.insert("division".into(), serde_json::Value::String(d));
+                }
+            }
+            Some((s.id.clone(), v))
         })
         .collect()
+}
+
+/// The `submission_division` the first result log of `system` gives (in
+/// its first megabyte), when it is `closed` or `open`.
+fn logged_division(tree: &discover::Submission, system: &str) -> Option<String> {
+    let log = tree
+        .benchmarks
+        .iter()
+        .filter(|b| b.system == system)
+        .find_map(|b| b.result_logs.first())?;
+    let mut head = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(crate::safe_io::open_regular(&log.fs).ok()?, 1 << 20),
+        &mut head,
+    )
+    .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    text.lines().take(5000).find_map(|line| {
+        let json = line.split_once(":::MLLOG")?.1;
+        let v: serde_json::Value = serde_json::from_str(json.trim()).ok()?;
+        (v.get("key")?.as_str()? == "submission_division")
+            .then(|| v.get("value")?.as_str().map(str::to_string))
+            .flatten()
+            .filter(|d| d == "closed" || d == "open")
+    })
 }
 
 /// The statistics options of folder `bv`.
