@@ -995,6 +995,23 @@ fn a_config_against_the_log_of_its_own_run() {
     // system's folder (pytorch/config_vendor.sh) exports the logged value:
     // the default is not the run's.
     assert_eq!(pol008("sourced"), Vec::<(String, u64)>::new());
+    // The same system folder (a run script, no config script) beside the
+    // one config script of the runs' scale in no system's folder: that
+    // script is the run's, and its own WEIGHT_DECAY=0.01 contradicts the
+    // logged 0.0.
+    assert_eq!(
+        pol008("sourced_own"),
+        vec![
+            (
+                "benchmarks/retinanet/implementations/pytorch/config_vendor.sh".to_string(),
+                6
+            ),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                16
+            ),
+        ]
+    );
     // The config the run sources reads a script the package lacks
     // (`source $(dirname ...)/hyperparameters_2048.sh`), which may set LR:
     // the default `${LR:=0.0004}` is not compared. With the script there

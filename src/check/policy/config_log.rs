@@ -109,6 +109,10 @@ struct HyperFile {
     /// over one of these (a learning rate per 2048 samples).
     #[serde(default)]
     per_samples: Vec<f64>,
+    /// When given, `per_samples` holds for the configs of these
+    /// benchmarks only.
+    #[serde(default)]
+    per_samples_in: Vec<String>,
     #[allow(dead_code)]
     why: String,
 }
@@ -123,6 +127,7 @@ struct Hyper {
     mllog: Vec<String>,
     item: Option<usize>,
     per_samples: Vec<f64>,
+    per_samples_in: Vec<String>,
 }
 
 /// Mappings with their keys in one set: every setting of every linked
@@ -235,6 +240,7 @@ impl ConfigLog {
                     mllog: h.mllog,
                     item: h.item,
                     per_samples: h.per_samples,
+                    per_samples_in: h.per_samples_in,
                 },
             ));
         }
@@ -476,8 +482,9 @@ impl ConfigLog {
 
     /// The `per_samples` of the mappings of a key's own value that `path`
     /// matches.
-    pub(super) fn per_samples(&self, path: &[String], outer: &[String]) -> Vec<f64> {
+    pub(super) fn per_samples(&self, path: &[String], outer: &[String], bm: &str) -> Vec<f64> {
         matching(&self.hypers, path, outer)
+            .filter(|h| h.per_samples_in.is_empty() || h.per_samples_in.iter().any(|b| b == bm))
             .flat_map(|h| h.per_samples.iter().copied())
             .collect()
     }
@@ -890,7 +897,7 @@ pub fn check(
             // Configs in no system's folder (`mxnet/config_gigabyte.sh`
             // beside `<SYSTEM>/run_and_time.sh`); the configs of a system
             // with runs in the package are that system's.
-            let rest: Vec<usize> = mine
+            let mut rest: Vec<usize> = mine
                 .iter()
                 .copied()
                 .filter(|&i| {
@@ -900,6 +907,33 @@ pub fn check(
                             .any(|d| owner(d).is_some())
                 })
                 .collect();
+            // A system folder with run scripts and no config script
+            // (GIGABYTE's `<SYSTEM>/run_and_time.sh` beside
+            // `pytorch/config_gigabyte.sh`, which the launcher sources):
+            // the one config script of those in no system's folder that is
+            // of the runs' scale is the run's, as for a README alone.
+            if systems.len() == 1
+                && !linked.is_empty()
+                && !linked
+                    .iter()
+                    .any(|&i| is_config_script(&files[i].file.path))
+            {
+                let of_scale: Vec<usize> = rest
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        is_config_script(&files[i].file.path)
+                            && parsed.entries(i).is_some_and(|e| {
+                                rules.config_log.gives_scale(e)
+                                    && !rules.config_log.other_scale(e, runs, true)
+                            })
+                    })
+                    .collect();
+                if let [one] = of_scale.as_slice() {
+                    linked.push(*one);
+                    rest.retain(|i| i != one);
+                }
+            }
             links.push((bm, runs.as_slice(), linked, rest));
         }
     }
@@ -1288,7 +1322,7 @@ fn settings_with(
             if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
                 continue;
             }
-            let per_samples = rules.config_log.per_samples(&e.path, &outer);
+            let per_samples = rules.config_log.per_samples(&e.path, &outer, &f.benchmark);
             let refs = interpolate::env_references(e.value.as_bytes());
             for v in expand(&e.value, &env, &local) {
                 let set = |value: String| Set {
@@ -1846,20 +1880,22 @@ mod tests {
     fn values_per_samples_scale_with_the_batch() {
         let rules = crate::check::policy::test_support::rules();
         let c = &rules.config_log;
-        let per = c.per_samples(&["learning_rate".to_string()], &[]);
+        let per = c.per_samples(&["learning_rate".to_string()], &[], "dlrm");
         assert_eq!(per, [2048.0]);
         let v = serde_json::json!(23.949);
         assert!(c.agrees_scaled(&per, "0.887", &v, Some(55296.0)));
         assert!(!c.agrees_scaled(&per, "0.887", &v, Some(65536.0)));
         assert!(!c.agrees_scaled(&per, "0.887", &v, None));
         // NVIDIA's LR, NeMo's optim.lr and betas are the value itself.
-        assert!(c.per_samples(&["LR".to_string()], &[]).is_empty());
+        assert!(c.per_samples(&["LR".to_string()], &[], "dlrm").is_empty());
         assert!(c
-            .per_samples(&["optim".to_string(), "lr".to_string()], &[])
+            .per_samples(&["optim".to_string(), "lr".to_string()], &[], "dlrm")
             .is_empty());
         assert!(c
-            .per_samples(&["opt_lamb_beta_1".to_string()], &[])
+            .per_samples(&["opt_lamb_beta_1".to_string()], &[], "dlrm")
             .is_empty());
+        // NVIDIA's MXNet SSD takes --lr per 32 samples (per_samples_in).
+        assert_eq!(c.per_samples(&["lr".to_string()], &[], "ssd"), [32.0]);
     }
 
     /// `per_samples` must be positive numbers: a zero would divide by it.
@@ -1881,6 +1917,7 @@ mod tests {
                     parent: None,
                     item: None,
                     per_samples: vec![2048.0, bad],
+                    per_samples_in: Vec::new(),
                     why: String::new(),
                 }],
             })
