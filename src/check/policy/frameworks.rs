@@ -51,7 +51,14 @@ pub struct OptimizersAtFile {
     /// Words that end the key path (regex over the normal form).
     pub key: String,
     /// Framework optimizer name (any spelling; normalised) → mllog name.
+    #[serde(default)]
     pub optimizers: BTreeMap<String, String>,
+    /// Framework optimizer name exactly as written (case and all, quotes
+    /// aside) → mllog name: for trainers that look the name up in a
+    /// case-sensitive table where others under the same key path do not
+    /// (torchtitan's `Adam` is torch.optim.Adam; fairseq's `adam` AdamW).
+    #[serde(default)]
+    pub written: BTreeMap<String, String>,
     pub why: String,
 }
 
@@ -180,9 +187,19 @@ pub struct Frameworks {
     /// Keys that swap the optimizer when on, with its mllog name.
     optimizer_switches: Vec<(Matcher, String)>,
     optimizer_switches_off: Vec<(Matcher, String)>,
-    /// Names read otherwise under some keys ([`OptimizersAtFile`]), names
-    /// in [`squash`]ed normal form.
-    optimizers_at: Vec<(Matcher, BTreeMap<String, String>)>,
+    /// Names read otherwise under some keys ([`OptimizersAtFile`]): names
+    /// in [`squash`]ed normal form, and names as written.
+    optimizers_at: Vec<OptimizersAt>,
+}
+
+/// Compiled [`OptimizersAtFile`].
+#[derive(Debug)]
+struct OptimizersAt {
+    key: Matcher,
+    /// Squashed normal form → mllog name.
+    names: BTreeMap<String, String>,
+    /// As written → mllog name.
+    written: BTreeMap<String, String>,
 }
 
 fn key_re(p: &str) -> String {
@@ -257,12 +274,22 @@ impl Frameworks {
             for at in &f.optimizers_at {
                 let re = Matcher::new(&[key_re(&at.key)], false)
                     .map_err(|e| format!("{stem}: optimizers_at key '{}': {e}", at.key))?;
+                if at.optimizers.is_empty() && at.written.is_empty() {
+                    return Err(format!(
+                        "{stem}: optimizers_at key '{}' names no optimizer",
+                        at.key
+                    ));
+                }
                 let names = at
                     .optimizers
                     .iter()
                     .map(|(name, mllog)| (squash(&super::signals::normalize(name)), mllog.clone()))
                     .collect();
-                optimizers_at.push((re, names));
+                optimizers_at.push(OptimizersAt {
+                    key: re,
+                    names,
+                    written: at.written.clone(),
+                });
             }
             for (on, list) in [
                 (true, &f.optimizer_switches),
@@ -626,11 +653,12 @@ impl Frameworks {
             return None;
         }
         let name = squash(value);
+        let written = raw.trim().trim_matches(|c| c == '"' || c == '\'');
         if let Some(m) = self
             .optimizers_at
             .iter()
-            .filter(|(re, _)| re.is_match(key.as_bytes()))
-            .find_map(|(_, names)| names.get(&name))
+            .filter(|at| at.key.is_match(key.as_bytes()))
+            .find_map(|at| at.written.get(written).or_else(|| at.names.get(&name)))
         {
             return Some(m);
         }
