@@ -1838,3 +1838,35 @@ fn pack_checks_tried_on_config_values() {
     .map(|(p, l, m)| (p.to_string(), l, m.to_string()));
     assert_eq!(got, want, "{got:#?}");
 }
+
+/// The rules fix where LoRA and Llama 3.1 8B evaluate (every 384 and 12288
+/// sequences) and no run logs the interval: a config script that sets
+/// another number of samples between evaluations is POL009 (NVIDIA's
+/// LoRA VAL_CHECK_INTERVAL, AMD's 8B EVAL_EVERY). NVIDIA's 8B
+/// VAL_CHECK_INTERVAL counts steps and is not read as samples.
+#[test]
+fn a_config_that_moves_the_evaluations_is_pol009() {
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/eval_interval/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&rules("5.1.0"), &sub.implementation_files);
+    let got: Vec<(String, u64)> = found
+        .iter()
+        .filter(|f| f.code.starts_with("POL"))
+        .map(|f| (tail(&f.path), f.line.unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "llama2_70b_lora/implementations/samples_768/config_SYS_1x8x1.sh".to_string(),
+                5
+            ),
+            (
+                "llama31_8b/implementations/eval_every_24576/config_SYS_1x8x1_8b.sh".to_string(),
+                4
+            )
+        ],
+        "{found:#?}"
+    );
+}

@@ -113,6 +113,11 @@ struct HyperFile {
     /// benchmarks only.
     #[serde(default)]
     per_samples_in: Vec<String>,
+    /// When given, the mapping holds for the configs of these benchmarks
+    /// only (NVIDIA's VAL_CHECK_INTERVAL is samples for LoRA, steps for
+    /// Llama 3.1 8B).
+    #[serde(default)]
+    benchmarks: Vec<String>,
     #[allow(dead_code)]
     why: String,
 }
@@ -128,6 +133,7 @@ struct Hyper {
     item: Option<usize>,
     per_samples: Vec<f64>,
     per_samples_in: Vec<String>,
+    benchmarks: Vec<String>,
 }
 
 /// Mappings with their keys in one set: every setting of every linked
@@ -241,6 +247,7 @@ impl ConfigLog {
                     item: h.item,
                     per_samples: h.per_samples,
                     per_samples_in: h.per_samples_in,
+                    benchmarks: h.benchmarks,
                 },
             ));
         }
@@ -417,8 +424,13 @@ impl ConfigLog {
     /// path `path` is logged as: its whole last key matches a mapping's key,
     /// and one of its parents the mapping's parent when it names one
     /// (`min_lr` is not `lr`).
-    pub(super) fn mllog_keys(&self, path: &[String], outer: &[String]) -> Vec<&Vec<String>> {
-        matching(&self.hypers, path, outer)
+    pub(super) fn mllog_keys(
+        &self,
+        path: &[String],
+        outer: &[String],
+        bm: &str,
+    ) -> Vec<&Vec<String>> {
+        matching(&self.hypers, path, outer, bm)
             .map(|h| &h.mllog)
             .collect()
     }
@@ -429,11 +441,12 @@ impl ConfigLog {
         &self,
         path: &[String],
         outer: &[String],
+        bm: &str,
     ) -> Vec<(&Vec<String>, usize)> {
         if self.items.is_empty() {
             return Vec::new();
         }
-        matching(&self.items, path, outer)
+        matching(&self.items, path, outer, bm)
             .filter_map(|h| h.item.map(|i| (&h.mllog, i)))
             .collect()
     }
@@ -483,7 +496,7 @@ impl ConfigLog {
     /// The `per_samples` of the mappings of a key's own value that `path`
     /// matches.
     pub(super) fn per_samples(&self, path: &[String], outer: &[String], bm: &str) -> Vec<f64> {
-        matching(&self.hypers, path, outer)
+        matching(&self.hypers, path, outer, bm)
             .filter(|h| h.per_samples_in.is_empty() || h.per_samples_in.iter().any(|b| b == bm))
             .flat_map(|h| h.per_samples.iter().copied())
             .collect()
@@ -505,12 +518,14 @@ impl ConfigLog {
 }
 
 /// The mappings of `hypers` whose key (and parent, when named) `path`
-/// matches. `outer`: the parents the file itself stands for (its name and
-/// its folder's, see [`outer_parents`]), for a top-level key.
+/// matches, of those that hold for benchmark `bm`. `outer`: the parents
+/// the file itself stands for (its name and its folder's, see
+/// [`outer_parents`]), for a top-level key.
 fn matching<'a, 'p>(
     hypers: &'a Mappings,
     path: &'p [String],
     outer: &'p [String],
+    bm: &'p str,
 ) -> impl Iterator<Item = &'a Hyper> + use<'a, 'p> {
     let own = path.last().map(|k| normalize(k)).unwrap_or_default();
     // The file's own parents count for its top-level keys only: a nested
@@ -523,6 +538,7 @@ fn matching<'a, 'p>(
         .keyed(&own)
         .into_iter()
         .filter_map(|i| hypers.list.get(i))
+        .filter(move |h| h.benchmarks.is_empty() || h.benchmarks.iter().any(|b| b == bm))
         .filter(move |h| {
             // Parents are put in normal form only for a key that matched.
             h.parent
@@ -1275,7 +1291,7 @@ fn settings_with(
         let outer = outer_parents(rules, &f.file.path);
         for (i, e) in entries.iter().enumerate() {
             let items = if may_list(e) {
-                rules.config_log.mllog_items(&e.path, &outer)
+                rules.config_log.mllog_items(&e.path, &outer, &f.benchmark)
             } else {
                 Vec::new()
             };
@@ -1318,7 +1334,7 @@ fn settings_with(
                 .filter(|p| !p.is_empty())
                 .collect::<Vec<_>>()
                 .join("_");
-            let hypers = rules.config_log.mllog_keys(&e.path, &outer);
+            let hypers = rules.config_log.mllog_keys(&e.path, &outer, &f.benchmark);
             if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
                 continue;
             }
@@ -1850,7 +1866,7 @@ mod tests {
         let c = &rules.config_log;
         let keys = |path: &[&str]| -> Vec<String> {
             let path: Vec<String> = path.iter().map(|p| p.to_string()).collect();
-            c.mllog_keys(&path, &[])
+            c.mllog_keys(&path, &[], "llama2_70b_lora")
                 .into_iter()
                 .flat_map(|k| k.iter().cloned())
                 .collect()
@@ -1918,6 +1934,7 @@ mod tests {
                     item: None,
                     per_samples: vec![2048.0, bad],
                     per_samples_in: Vec::new(),
+                    benchmarks: Vec::new(),
                     why: String::new(),
                 }],
             })

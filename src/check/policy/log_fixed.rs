@@ -31,12 +31,12 @@ pub(super) fn check(
     for (i, e) in all.iter().enumerate() {
         let number = e.value.trim();
         if e.kind == (EntryKind::Key { header: false }) && number.parse::<f64>().is_ok() {
-            numbers.push((e, number.to_string(), cl.mllog_keys(&e.path, &[])));
+            numbers.push((e, number.to_string(), cl.mllog_keys(&e.path, &[], bm)));
         }
         if !super::config_log::may_list(e) {
             continue;
         }
-        let items = cl.mllog_items(&e.path, &[]);
+        let items = cl.mllog_items(&e.path, &[], bm);
         if !items.is_empty() {
             let listed = super::config_log::list_items(&all, i);
             for (keys, n) in items {
