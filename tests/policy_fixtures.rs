@@ -1870,3 +1870,34 @@ fn a_config_that_moves_the_evaluations_is_pol009() {
         "{found:#?}"
     );
 }
+
+/// A config that names its division `open` (Graphcore's v1.1
+/// `pod16-open.json`, beside the closed systems' configs in one folder)
+/// is an open-division system's: the closed rules' findings are not
+/// reported on it (the same optimizer in the closed config is POL007);
+/// its repeatability settings still are.
+#[test]
+fn a_config_that_says_it_is_open_is_not_held_to_closed_rules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/open_config/Org");
+    let sub = mlaudit::discover::discover(&root);
+    let found = check_configs(&rules("1.1.0"), &sub.implementation_files);
+    let got: Vec<(String, String)> = found
+        .iter()
+        .map(|f| (tail(&f.path), f.code.to_string()))
+        .collect();
+    let file = |n: &str| format!("bert/implementations/popart/configs/mk2/{n}");
+    assert!(
+        got.contains(&(file("pod16-closed.json"), "POL007".to_string())),
+        "{found:#?}"
+    );
+    assert!(
+        got.iter()
+            .filter(|(p, _)| *p == file("pod16-open.json"))
+            .all(|(_, c)| c == "POL050"),
+        "{found:#?}"
+    );
+    assert!(
+        got.contains(&(file("pod16-open.json"), "POL050".to_string())),
+        "{found:#?}"
+    );
+}

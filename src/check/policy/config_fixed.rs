@@ -52,7 +52,10 @@ fn implementations<'a>(
             .get(f.benchmark.as_str())
             .is_some_and(|p| !p.config_fixed.get().is_empty());
         let entries = parsed.entries(i).filter(|_| fixes)?;
-        (!parsed.vendored(i) && !rules.config_log.is_checkpoint(entries)).then_some(i)
+        (!parsed.vendored(i)
+            && !rules.config_log.is_checkpoint(entries)
+            && !rules.config_log.declares_open(entries))
+        .then_some(i)
     });
     scope::implementations(files, linked)
 }

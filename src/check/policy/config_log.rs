@@ -52,6 +52,12 @@ pub struct ConfigLogFile {
     /// value are not tried on their configs.
     #[serde(default)]
     open_folders: Vec<String>,
+    /// Top-level keys (normal form) under which a config may name its
+    /// division: one that says `open` is an open-division system's
+    /// (Graphcore's `pod16-open.json`, `"submission_division": "open"`),
+    /// and no closed-division policy but the repeatability notes reads it.
+    #[serde(default)]
+    division_keys: Vec<String>,
     /// Keys (normal form) a config script gives its run's scale under
     /// (global batch size, accumulation steps, batch per device), with
     /// the MLLOG key a run logs it as: a script that gives another number
@@ -209,6 +215,7 @@ pub struct ConfigLog {
     unlinked_folders: Vec<String>,
     helper_folders: Vec<String>,
     open_folders: Vec<String>,
+    division_keys: Vec<String>,
     scale_keys: Vec<ScaleFile>,
     external_sources: Vec<String>,
     /// For a logged word (`cosine with linear warmup`): the config names
@@ -269,6 +276,7 @@ impl ConfigLog {
             unlinked_folders: file.unlinked_folders,
             helper_folders: file.helper_folders,
             open_folders: file.open_folders,
+            division_keys: file.division_keys,
             scale_keys: file.scale_keys,
             external_sources: file.external_sources,
             named_keys: file.named_values.iter().map(|n| n.mllog.clone()).collect(),
@@ -399,6 +407,20 @@ impl ConfigLog {
             e.kind == (EntryKind::Key { header: false })
                 && e.path.len() == 1
                 && self.checkpoint_keys.iter().any(|k| *k == e.path[0])
+        })
+    }
+
+    /// Whether `entries` are an open-division system's config: a top-level
+    /// key of [`ConfigLogFile::division_keys`] says `open`.
+    pub(super) fn declares_open(&self, entries: &[Entry]) -> bool {
+        entries.iter().any(|e| {
+            e.kind == (EntryKind::Key { header: false })
+                && e.path.len() == 1
+                && self.division_keys.contains(&normalize(&e.path[0]))
+                && e.value
+                    .trim()
+                    .trim_matches(['"', '\''])
+                    .eq_ignore_ascii_case("open")
         })
     }
 
@@ -959,7 +981,9 @@ pub fn check(
         let usable = |ids: &[usize]| -> Vec<(&ImplFile, &[Entry])> {
             ids.iter()
                 .filter_map(|&i| parsed.entries(i).map(|e| (&files[i], e)))
-                .filter(|(_, e)| !rules.config_log.is_checkpoint(e))
+                .filter(|(_, e)| {
+                    !rules.config_log.is_checkpoint(e) && !rules.config_log.declares_open(e)
+                })
                 .collect()
         };
         // A config script of another scale than the runs' is another
@@ -1924,6 +1948,7 @@ mod tests {
                 unlinked_folders: Vec::new(),
                 helper_folders: Vec::new(),
                 open_folders: Vec::new(),
+                division_keys: Vec::new(),
                 scale_keys: Vec::new(),
                 external_sources: Vec::new(),
                 named_values: Vec::new(),
@@ -1960,6 +1985,7 @@ mod tests {
             unlinked_folders: vec!["test_data".into()],
             helper_folders: vec!["scripts".into()],
             open_folders: Vec::new(),
+            division_keys: Vec::new(),
             scale_keys: Vec::new(),
             external_sources: Vec::new(),
             named_values: vec![NamedValues {
