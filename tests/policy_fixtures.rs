@@ -1058,6 +1058,25 @@ fn a_config_against_the_log_of_its_own_run() {
         ]
     );
     assert_eq!(pol008("per_scale_agree"), Vec::<(String, u64)>::new());
+    // The system's folder holds a README and a description of the
+    // implementation (a JSON named after the system, Inspur's v0.7
+    // `nf5488_pytorch_implementation_closed.json`) or an empty one (LBNL's
+    // hpc-v1.0 OC20): neither is a config. The benchmark's one config script
+    // is the runs', and its WEIGHT_DECAY=0.01 contradicts the logged 0.0.
+    for case in ["described", "empty_description"] {
+        assert_eq!(
+            pol008(case),
+            vec![
+                (format!("{scripts}config_vendor.sh"), 6),
+                (format!("{scripts}run_and_time.sh"), 2),
+                (
+                    "results/example_system/retinanet/result_0.txt".to_string(),
+                    16
+                ),
+            ],
+            "{case}"
+        );
+    }
     let own = "benchmarks/retinanet/implementations/example_system/run_and_time.sh";
     assert_eq!(
         pol008("source_present"),

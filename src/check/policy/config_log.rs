@@ -511,7 +511,7 @@ impl ConfigLog {
         };
         per_samples.iter().any(|n| {
             let scaled = a * batch / n;
-            (scaled - b).abs() <= self.tolerance * scaled.abs().max(b.abs())
+            (scaled - b).abs() <= self.tolerance * scaled.abs().max(b.abs()) || rounds_to(scaled, b)
         })
     }
 
@@ -537,6 +537,25 @@ impl ConfigLog {
                     .flat_map(|h| h.mllog.iter().map(String::as_str)),
             )
     }
+}
+
+/// Whether `scaled`, a value a run computes from a config's, is `logged`
+/// once rounded to the few decimals the log wrote (Inspur's v0.7 SSD:
+/// `--lr=3.2e-3` per 32 samples is 0.0912 at a batch of 912, logged as
+/// 0.09). Only for a log of one to three decimals, not zero, and within
+/// 2% of it (0.1 does not stand for 0.0912).
+fn rounds_to(scaled: f64, logged: f64) -> bool {
+    let written = logged.to_string();
+    let Some((_, decimals)) = written.split_once('.') else {
+        return false;
+    };
+    let d = decimals.len();
+    if logged == 0.0 || !(1..=3).contains(&d) || written.contains('e') {
+        return false;
+    }
+    let f = 10f64.powi(d as i32);
+    ((scaled * f).round() / f - logged).abs() <= 1e-12
+        && (scaled - logged).abs() <= 0.02 * logged.abs()
 }
 
 /// The mappings of `hypers` whose key (and parent, when named) `path`
@@ -872,14 +891,8 @@ pub fn check(
             })
             .map(|(i, _)| i)
             .collect();
-        let mine: Vec<usize> = own
-            .iter()
-            .copied()
-            .filter(|&i| parsed.entries(i).is_some())
-            .collect();
-        if mine.is_empty() {
-            continue;
-        }
+        // (An empty file, such as LBNL's 0-byte implementation JSON beside
+        // a README in its system's folder, gives nothing and links nothing.)
         // A folder is a system's when it is named after it, alone or with
         // more after it (AMD's `MI350X_EPYC_9575F_pytorch_llama2_70b` is
         // system `MI350X_EPYC_9575F_pytorch`'s); of two systems whose names
@@ -891,6 +904,24 @@ pub fn check(
                 .filter(|s| named_after(d, s))
                 .max_by_key(|s| s.len())
         };
+        // A JSON named after a system (`<system>_<implementation>.json`,
+        // Inspur's v0.7 `nf5488_mxnet_implementation_closed.json`) describes
+        // the implementation for the submission; it sets nothing a run
+        // reads.
+        let description = |i: usize| {
+            let name = files[i].file.path.rsplit('/').next().unwrap_or_default();
+            name.to_ascii_lowercase()
+                .strip_suffix(".json")
+                .is_some_and(|stem| owner(stem).is_some())
+        };
+        let mine: Vec<usize> = own
+            .iter()
+            .copied()
+            .filter(|&i| parsed.entries(i).is_some_and(|e| !e.is_empty()) && !description(i))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
         for (system, runs) in systems {
             let mut linked: Vec<usize> = mine
                 .iter()
@@ -903,8 +934,8 @@ pub fn check(
                 .collect();
             // The one system of the benchmark with no config in a folder
             // of its own: the configs are its. When it has a folder (a
-            // README alone), only when the scale its runs logged picks out
-            // one config script of the benchmark ([`ConfigLog::other_scale`]):
+            // README alone), only when the benchmark has one config, or
+            // the scale its runs logged picks out one config script of it ([`ConfigLog::other_scale`]):
             // HazyResearch's v2.0 BERT keeps five beside a README-only
             // system folder, and four are of another accumulation or batch
             // per device. NVIDIA's v0.6 SSD keeps six that say nothing of
@@ -929,7 +960,20 @@ pub fn check(
                     .count()
                     == 1
             };
-            if linked.is_empty() && systems.len() == 1 && (!has_folder() || one_script_of_scale()) {
+            // The benchmark's one config, or its one config script, is the
+            // run's (LBNL's hpc-v1.0 OC20 keeps configs/pm_b2048.yml beside a
+            // README-only system folder, Inspur's v0.7 GNMT
+            // implementation_closed/config_NF5488.sh).
+            let one_script = || {
+                mine.iter()
+                    .filter(|&&i| is_config_script(&files[i].file.path))
+                    .count()
+                    == 1
+            };
+            if linked.is_empty()
+                && systems.len() == 1
+                && (!has_folder() || mine.len() == 1 || one_script() || one_script_of_scale())
+            {
                 linked = mine.clone();
             }
             // Configs in no system's folder (`mxnet/config_gigabyte.sh`
@@ -1926,6 +1970,12 @@ mod tests {
         assert!(c.agrees_scaled(&per, "0.887", &v, Some(55296.0)));
         assert!(!c.agrees_scaled(&per, "0.887", &v, Some(65536.0)));
         assert!(!c.agrees_scaled(&per, "0.887", &v, None));
+        // A log that rounds to few decimals: 3.2e-3 per 32 samples at 912
+        // is 0.0912, logged 0.09 (Inspur's v0.7 SSD); not 0.1, not 0.08.
+        assert!(c.agrees_scaled(&[32.0], "3.2e-3", &serde_json::json!(0.09), Some(912.0)));
+        assert!(!c.agrees_scaled(&[32.0], "3.2e-3", &serde_json::json!(0.1), Some(912.0)));
+        assert!(!c.agrees_scaled(&[32.0], "3.2e-3", &serde_json::json!(0.08), Some(912.0)));
+        assert!(!c.agrees_scaled(&[32.0], "3.2e-3", &serde_json::json!(0.092), Some(912.0)));
         // NVIDIA's LR, NeMo's optim.lr and betas are the value itself.
         assert!(c.per_samples(&["LR".to_string()], &[], "dlrm").is_empty());
         assert!(c
