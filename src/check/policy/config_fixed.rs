@@ -64,6 +64,11 @@ fn implementations<'a>(
 /// `files`). The caller decides whether the division is closed.
 pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Scripts by their `#!` line though their name says INI.
+    let shell_text: BTreeSet<&str> = (0..files.len())
+        .filter(|&i| parsed.shell_text(i))
+        .map(|i| files[i].file.path.as_str())
+        .collect();
     for ((bm, _), linked) in implementations(rules, files, parsed) {
         let Some(policy) = rules.benchmarks.get(bm) else {
             continue;
@@ -116,7 +121,7 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
             bm,
             policy.config_fixed.constraints(),
             &sets,
-            &mine,
+            (&mine, &shell_text),
         ));
     }
     crate::finding::sort_findings(&mut out);
@@ -134,7 +139,8 @@ pub fn check(rules: &PolicyRules, files: &[ImplFile], parsed: &ParsedConfigs) ->
 /// without it the check is not tried. A word is tried only when the data
 /// knows it as a value (`named_values`), in normal form and as every logged
 /// word it means. Tried on shell configs only (the NVIDIA-style scripts a
-/// run sources and the scripts that launch it): a library's YAML tree
+/// run sources and the scripts that launch it, and a `.cfg` whose `#!`
+/// line names a shell): a library's YAML tree
 /// (maskrcnn-benchmark's `configs/` for other datasets) holds other
 /// recipes' values. Not tried: a value per so many samples (not the logged
 /// one), the implementations of open-division systems.
@@ -143,12 +149,13 @@ fn constrained(
     bm: &str,
     constraints: &[Constraint],
     sets: &BTreeMap<String, Vec<Set>>,
-    mine: &[(&ImplFile, &[Entry])],
+    (mine, shell_text): (&[(&ImplFile, &[Entry])], &BTreeSet<&str>),
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     let shell = |path: &str| {
         let name = path.rsplit('/').next().unwrap_or(path);
-        rules.signals.config_files.format(name) == Some(configs::Format::Shell)
+        shell_text.contains(path)
+            || rules.signals.config_files.format(name) == Some(configs::Format::Shell)
     };
     for (tag, given) in sets {
         // The tag's keys are one setting's alternatives (ResNet logs LARS'

@@ -1231,22 +1231,32 @@ pub fn is_default(e: &Entry) -> bool {
 /// is 1.0, whatever came before (a conditional assignment before it too).
 /// A later assignment that reads the variable (`X=${X:-1.0}`) or is empty
 /// (`export X` lists it) overrides nothing; one under a condition may not
-/// run, and overrides nothing either.
+/// run, and overrides nothing either. A default (`${X:-d}`, `${X:=d}`)
+/// after such an assignment of X (outside any condition, not empty, not
+/// reading X) is never taken: X is set.
 pub fn shadowed(entries: &[Entry]) -> Vec<bool> {
     let mut out = vec![false; entries.len()];
     let mut depth = 0usize;
     let mut earlier: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut set: BTreeSet<&str> = BTreeSet::new();
     for (i, e) in entries.iter().enumerate() {
         match e.kind {
             EntryKind::Guard => depth += 1,
             EntryKind::GuardEnd => depth = depth.saturating_sub(1),
-            EntryKind::Key { header: false } if e.path.len() == 1 && !is_default(e) => {
+            EntryKind::Key { header: false }
+                if e.path.len() == 1 && is_default(e) && set.contains(e.path[0].as_str()) =>
+            {
+                out[i] = true;
+            }
+            EntryKind::Key { header: false } if e.path.len() == 1 && is_default(e) => {}
+            EntryKind::Key { header: false } if e.path.len() == 1 => {
                 let var = e.path[0].as_str();
                 let reads_itself = e.value.contains('$') && e.value.contains(var);
                 if depth == 0 && !e.value.is_empty() && !reads_itself {
                     for j in earlier.remove(var).unwrap_or_default() {
                         out[j] = true;
                     }
+                    set.insert(var);
                 }
                 earlier.entry(var).or_default().push(i);
             }
@@ -1254,6 +1264,90 @@ pub fn shadowed(entries: &[Entry]) -> Vec<bool> {
         }
     }
     out
+}
+
+/// [`shadowed`]'s entries left out, and in the rest a reference's default
+/// to a variable the script set before (outside any condition, not empty,
+/// not reading itself) dropped: after `KVSTORE=dist_sync`,
+/// `--kv-store ${KVSTORE:-dist_async}` is `--kv-store ${KVSTORE}`. `None`
+/// when neither changes anything.
+pub fn settled(entries: &[Entry]) -> Option<Vec<Entry>> {
+    let gone = shadowed(entries);
+    let mut out: Vec<Entry> = Vec::new();
+    let mut changed = gone.contains(&true);
+    let mut depth = 0usize;
+    let mut set: BTreeSet<String> = BTreeSet::new();
+    for (e, g) in entries.iter().zip(&gone) {
+        if *g {
+            continue;
+        }
+        let mut e = e.clone();
+        if !set.is_empty() && e.value.contains("${") {
+            if let Some(v) = without_defaults(&e.value, &set) {
+                e.value = v;
+                changed = true;
+            }
+        }
+        match e.kind {
+            EntryKind::Guard => depth += 1,
+            EntryKind::GuardEnd => depth = depth.saturating_sub(1),
+            EntryKind::Key { header: false } if e.path.len() == 1 && !is_default(&e) => {
+                let var = e.path[0].as_str();
+                let reads_itself = e.value.contains('$') && e.value.contains(var);
+                if depth == 0 && !e.value.is_empty() && !reads_itself {
+                    set.insert(var.to_string());
+                }
+            }
+            _ => {}
+        }
+        out.push(e);
+    }
+    changed.then_some(out)
+}
+
+/// `value` with the defaults of its `${NAME:-d}`, `${NAME-d}`,
+/// `${NAME:=d}` and `${NAME=d}` references to a variable of `set` dropped
+/// (`${NAME}`), or `None` when it has none.
+fn without_defaults(value: &str, set: &BTreeSet<String>) -> Option<String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    let mut changed = false;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let (name, tail) = after.split_at(name_len);
+        let op = [":-", ":=", "-", "="]
+            .into_iter()
+            .find(|o| tail.starts_with(o));
+        if let (true, Some(op)) = (set.contains(name), op) {
+            // The default runs to the matching `}`.
+            let body = &tail[op.len()..];
+            let mut depth = 1usize;
+            let end = body.char_indices().find_map(|(i, c)| {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            });
+            if let Some(end) = end {
+                out.push_str("${");
+                out.push_str(name);
+                out.push('}');
+                rest = &body[end + 1..];
+                changed = true;
+                continue;
+            }
+        }
+        out.push_str("${");
+        rest = after;
+    }
+    out.push_str(rest);
+    changed.then_some(out)
 }
 
 /// Whether `e` is a shell default that assigns its variable (`${X:=d}`,
@@ -3098,6 +3192,29 @@ fn path_like(v: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// After `X=sync` outside any condition, neither an earlier `X=async`
+    /// nor the default of a later `${X:-async}` is X's value; under a
+    /// condition an assignment settles nothing.
+    #[test]
+    fn settled_drops_replaced_assignments_and_dead_defaults() {
+        let e = parse(
+            "export X=async\nexport X=sync\nrun --kv ${X:-async} --y ${Y:-1}\n",
+            Format::Shell,
+        );
+        let live = settled(&e).expect("changed");
+        assert!(live.iter().all(|x| !x.value.contains("async")), "{live:#?}");
+        assert!(live.iter().any(|x| x.value.contains("${X}")), "{live:#?}");
+        assert!(live
+            .iter()
+            .any(|x| x.value == "1" || x.value.contains("${Y:-1}")));
+        let guarded = parse(
+            "if [ \"$A\" = 1 ]; then\n  export X=sync\nfi\nrun --kv ${X:-async}\n",
+            Format::Shell,
+        );
+        let kept = settled(&guarded).unwrap_or(guarded);
+        assert!(kept.iter().any(|x| x.value.contains("async")), "{kept:#?}");
+    }
 
     /// The file a `source` or `.` line reads, one shell word (blanks
     /// inside `$(...)` and `${...}` included); other lines read none.

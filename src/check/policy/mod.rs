@@ -436,12 +436,29 @@ pub fn check_parsed_configs(
     let mut shared: BTreeMap<usize, interpolate::Env> = BTreeMap::new();
     for members in scope::implementations(files, read).into_values() {
         let mut env = interpolate::Env::default();
-        let mut texts: Vec<&[configs::Entry]> = Vec::new();
-        for &i in &members {
-            if let Some(Ok(entries)) = parsed.for_scan(i) {
-                env.add(entries);
-                texts.push(entries);
-            }
+        // What a later assignment of a script replaces is not the
+        // variable's value (`KVSTORE=dist_async`, then `KVSTORE=dist_sync`),
+        // nor is a default after an assignment (`${KVSTORE:-dist_async}`).
+        let live: Vec<std::borrow::Cow<'_, [configs::Entry]>> = members
+            .iter()
+            .filter_map(|&i| match parsed.for_scan(i) {
+                Some(Ok(entries)) => Some((i, entries)),
+                _ => None,
+            })
+            .map(|(i, entries)| {
+                let name = files[i].file.path.rsplit('/').next().unwrap_or_default();
+                if !parsed.is_shell(rules, i, name) {
+                    return std::borrow::Cow::Borrowed(entries);
+                }
+                match configs::settled(entries) {
+                    Some(live) => std::borrow::Cow::Owned(live),
+                    None => std::borrow::Cow::Borrowed(entries),
+                }
+            })
+            .collect();
+        let texts: Vec<&[configs::Entry]> = live.iter().map(|t| t.as_ref()).collect();
+        for t in &texts {
+            env.add(t);
         }
         // What a shell condition switches off assigns nothing.
         let env = shell_guard::live_env(&texts, &env);
@@ -470,7 +487,14 @@ pub fn check_parsed_configs(
                     .get(&i)
                     .or_else(|| env_of[i].and_then(|g| envs.get(g)))
                     .unwrap_or(&empty);
-                let mut found = entry_findings(rules, f, parsed.vendored(i), entries, env, false);
+                let mut found = entry_findings(
+                    rules,
+                    f,
+                    (parsed.vendored(i), parsed.shell_text(i)),
+                    entries,
+                    env,
+                    false,
+                );
                 // An open-division system's config: closed rules do not
                 // apply; what makes runs repeatable or not still shows.
                 if rules.config_log.declares_open(entries) {
@@ -485,7 +509,7 @@ pub fn check_parsed_configs(
                         found.extend(entry_findings(
                             rules,
                             f,
-                            parsed.vendored(i),
+                            (parsed.vendored(i), parsed.shell_text(i)),
                             &all,
                             env,
                             true,
@@ -662,36 +686,36 @@ pub fn config_text_findings(
         },
     };
     let vendored = vendored_files(rules, std::slice::from_ref(&f))[0];
-    entry_findings(rules, &f, vendored, &entries, &env, false)
+    entry_findings(rules, &f, (vendored, false), &entries, &env, false)
 }
 
 /// The findings of one config's settings; `refs_only`: only the settings
 /// whose value refers to a variable.
+/// `(vendored, shell_text)`: whether `f` sits in a vendored tree, and
+/// whether it is read as shell for its `#!` line though its name says
+/// otherwise.
 fn entry_findings(
     rules: &PolicyRules,
     f: &ImplFile,
-    vendored: bool,
+    (vendored, shell_text): (bool, bool),
     entries: &[configs::Entry],
     env: &interpolate::Env,
     refs_only: bool,
 ) -> Vec<Finding> {
     let path = f.file.path.as_str();
     let name = path.rsplit('/').next().unwrap_or(path);
-    let shell = rules.signals.config_files.format(name) == Some(configs::Format::Shell);
+    let shell =
+        shell_text || rules.signals.config_files.format(name) == Some(configs::Format::Shell);
     // A script's assignment a later one of the same variable replaces
     // (`NCCL_ALGO=Ring`, then `NCCL_ALGO=Tree,Ring`) is not what runs.
+    // A default to a variable the script set before is never taken.
     let live: Vec<configs::Entry>;
-    let entries = match shell.then(|| configs::shadowed(entries)) {
-        Some(gone) if gone.iter().any(|&g| g) => {
-            live = entries
-                .iter()
-                .zip(&gone)
-                .filter(|(_, &g)| !g)
-                .map(|(e, _)| e.clone())
-                .collect();
+    let entries = match shell.then(|| configs::settled(entries)).flatten() {
+        Some(l) => {
+            live = l;
             live.as_slice()
         }
-        _ => entries,
+        None => entries,
     };
     let local = if entries.iter().any(|e| e.value.contains("${")) {
         // In a YAML, JSON or INI file `${mode}` may be a top-level key of

@@ -55,6 +55,9 @@ pub struct ParsedConfigs {
     /// Which files sit in a vendored framework tree
     /// ([`super::vendored_files`]).
     vendored: Vec<bool>,
+    /// Which files are read as shell though their name says otherwise
+    /// (a `.cfg` whose `#!` line names a shell).
+    shell_text: Vec<bool>,
 }
 
 /// What two files must share to share a parse: their bytes' hash, their
@@ -64,6 +67,8 @@ type SameText<'a> = (u64, Format, Option<&'a [String]>);
 /// A file read, before parsing.
 struct Pending {
     format: Format,
+    /// Read as shell for its `#!` line, though its name says otherwise.
+    shell_text: bool,
     /// Where its keys sit in the composed config ([`hydra_package`]).
     package: Option<Vec<String>>,
     scan: bool,
@@ -143,6 +148,10 @@ impl ParsedConfigs {
             text_of[i] = Some(texts.len());
             texts.push(all);
         }
+        let shell_text = pending
+            .iter()
+            .map(|p| p.as_ref().is_ok_and(|p| p.shell_text))
+            .collect();
         let slots = pending
             .into_iter()
             .zip(text_of)
@@ -159,7 +168,21 @@ impl ParsedConfigs {
             slots,
             texts,
             vendored,
+            shell_text,
         }
+    }
+
+    /// Whether file `i` is read as a shell script though its name says
+    /// otherwise ([`ParsedConfigs::is_shell`]).
+    pub fn shell_text(&self, i: usize) -> bool {
+        self.shell_text.get(i).copied().unwrap_or(false)
+    }
+
+    /// Whether file `i` (named `name`) is read as a shell script: by its
+    /// name, or by its `#!` line where the name says INI (Habana's
+    /// `defaults.cfg`, which the launch scripts source).
+    pub fn is_shell(&self, rules: &PolicyRules, i: usize, name: &str) -> bool {
+        self.shell_text(i) || rules.signals.config_files.format(name) == Some(Format::Shell)
     }
 
     /// Whether file `i` sits in a vendored framework tree (a file not
@@ -224,6 +247,7 @@ impl ParsedConfigs {
             slots,
             texts,
             vendored,
+            shell_text: Vec::new(),
         }
     }
 
@@ -436,6 +460,10 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
     {
         return Err(Slot::NotConfig);
     }
+    // An INI-named file that opens with a shell's `#!` line is a script
+    // (Habana's `defaults.cfg`: `export`, `: ${X:=v}`, `mpirun -x`).
+    let shell_text = format == Format::Ini && cf.is_shell_script(&bytes);
+    let format = if shell_text { Format::Shell } else { format };
     // Shell files are always read: their assignments resolve variables in
     // the other configs. So is every config outside vendored trees (it is
     // parsed for the config-against-log check anyway): a setting's key
@@ -474,6 +502,7 @@ fn read_one(rules: &PolicyRules, f: &ImplFile, vendored: bool) -> Result<Pending
     };
     Ok(Pending {
         format,
+        shell_text,
         package,
         scan,
         bytes,
