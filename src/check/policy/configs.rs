@@ -3106,7 +3106,16 @@ pub fn scan(
         HitKind::Setting(i) => fw.settings.get(i).and_then(|s| s.inert_beside.as_ref()),
         _ => None,
     };
-    if hits.iter().any(|h| inert(h).is_some()) {
+    // ... and those read only beside another (torchtitan's sync_steps
+    // with a semi_sync_method).
+    let read_only = |h: &Hit| match h.kind {
+        HitKind::Setting(i) => fw.settings.get(i).and_then(|s| s.read_beside.as_ref()),
+        _ => None,
+    };
+    if hits
+        .iter()
+        .any(|h| inert(h).is_some() || read_only(h).is_some())
+    {
         let beside = |(k, v): &(super::forward::Matcher, super::forward::Matcher)| {
             entries.iter().any(|e| {
                 if !matches!(e.kind, EntryKind::Key { header: false } | EntryKind::Flag) {
@@ -3129,6 +3138,7 @@ pub fn scan(
             })
         };
         hits.retain(|h| inert(h).is_none_or(|b| !beside(b)));
+        hits.retain(|h| read_only(h).is_none_or(&beside));
     }
     // One hit per line and code: the most severe, then the first
     // (settings in data order), so a generic setting never hides a

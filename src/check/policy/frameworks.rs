@@ -99,9 +99,16 @@ pub struct SettingFile {
     /// file that sets it gets nothing for this one.
     #[serde(default)]
     pub inert_beside: Option<BesideFile>,
+    /// A setting of the same file without which this one is not read
+    /// (torchtitan reads `fault_tolerance.sync_steps` only when
+    /// `semi_sync_method` is set): a file that does not set it gets nothing
+    /// for this one.
+    #[serde(default)]
+    pub read_beside: Option<BesideFile>,
 }
 
-/// A key and value pattern (normal form) of [`SettingFile::inert_beside`].
+/// A key and value pattern (normal form) of [`SettingFile::inert_beside`]
+/// and [`SettingFile::read_beside`].
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BesideFile {
@@ -140,6 +147,9 @@ pub struct Setting {
     /// Key and value of a setting beside it that leaves it unread
     /// ([`SettingFile::inert_beside`]).
     pub inert_beside: Option<(Matcher, Matcher)>,
+    /// Key and value of a setting beside it without which it is not read
+    /// ([`SettingFile::read_beside`]).
+    pub read_beside: Option<(Matcher, Matcher)>,
     /// Its patterns, as written (for `rules explain`).
     pub key: Option<String>,
     pub value: Option<String>,
@@ -369,18 +379,21 @@ impl Frameworks {
                     }
                     None => None,
                 };
-                let inert_beside = match &s.inert_beside {
-                    Some(b) => Some((
+                let beside = |b: &Option<BesideFile>, field: &str| match b {
+                    Some(b) => Ok(Some((
                         Matcher::new(&[key_re(&b.key)], false)
-                            .map_err(|e| format!("{where_}: inert_beside: key: {e}"))?,
+                            .map_err(|e| format!("{where_}: {field}: key: {e}"))?,
                         Matcher::new(&[value_re(&b.value)], false)
-                            .map_err(|e| format!("{where_}: inert_beside: value: {e}"))?,
-                    )),
-                    None => None,
+                            .map_err(|e| format!("{where_}: {field}: value: {e}"))?,
+                    ))),
+                    None => Ok::<_, String>(None),
                 };
+                let inert_beside = beside(&s.inert_beside, "inert_beside")?;
+                let read_beside = beside(&s.read_beside, "read_beside")?;
                 settings.push(Setting {
                     framework: stem.clone(),
                     inert_beside,
+                    read_beside,
                     framework_name: f.framework.clone(),
                     id: s.id,
                     code: s.code,
