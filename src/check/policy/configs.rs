@@ -1413,6 +1413,8 @@ fn parse_shell(text: &str) -> Vec<Entry> {
     let mut header = true;
     // Inside a bash array that spans lines.
     let mut in_array = false;
+    // The last line that ran a command (see [`super::shell_unset`]).
+    let mut last_command = 0u64;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -1447,6 +1449,17 @@ fn parse_shell(text: &str) -> Vec<Entry> {
         } else {
             in_array = opens;
         }
+        // `unset X` at the top level drops the assignments of X that no
+        // command could have read ([`super::shell_unset`]).
+        let code = strip_comment(line);
+        if used == 1 && !line.starts_with([' ', '\t']) && ifs.is_empty() && cases.is_empty() {
+            if let Some(names) = super::shell_unset::names(code) {
+                super::shell_unset::apply(&mut out, &names, last_command);
+            }
+        }
+        if used > 1 || !super::shell_unset::runs_nothing(code) {
+            last_command = lineno + used as u64 - 1;
+        }
         let t = line.trim_start();
         header &= t.is_empty() || t.starts_with('#');
         for _ in 0..closes {
@@ -1476,6 +1489,9 @@ fn parse_shell(text: &str) -> Vec<Entry> {
             continue;
         };
         heredoc(&lines[i..end], i as u64, line, &mut out);
+        // What the here-document writes is another file's: an `unset`
+        // after it does not reach it.
+        last_command = end as u64 + 1;
         i = end + 1;
     }
     // An `if` never closed: its guard ends with the file.

@@ -43,6 +43,7 @@ mod sed_edit;
 mod shell_assign;
 mod shell_guard;
 mod shell_sed;
+mod shell_unset;
 pub mod signals;
 mod yaml_alias;
 
