@@ -1786,8 +1786,11 @@ fn older_rounds_fixed_values_set_in_configs() {
 /// reads a batch size no config gives. A word pinned with every other word
 /// another value (`only:`, OpenFold's training set release date) is
 /// POL009 too, as is a value the round policy's own check rejects
-/// (ResNet's polynomial schedule: LRSCHED=cosine; pow2 is it, step
-/// boundaries are no name, a YAML of other recipes is not tried).
+/// (ResNet's polynomial schedule: LRSCHED=cosine, or a list of step
+/// boundaries a config sets, `LRSCHED="30,60,80"`; pow2 is it; a run
+/// script's default of the boundaries, `LRSCHED=${LRSCHED:-"30,60,80"}`,
+/// takes the config's value, alone or beside one; a YAML of other recipes
+/// is not tried).
 #[test]
 fn pack_checks_tried_on_config_values() {
     let root =
@@ -1847,6 +1850,11 @@ fn pack_checks_tried_on_config_values() {
             "resnet/implementations/cosine/config_SYS.sh",
             1,
             "LRSCHED=cosine: config_SYS.sh:1 sets opt_learning_rate_decay_schedule to cosine, which the closed rules of resnet do not allow: they require `v.value in ['polynomial', 'poly', 'polynomial_decay', 'pow2']`",
+        ),
+        (
+            "resnet/implementations/step_list/config_SYS.sh",
+            1,
+            "LRSCHED=30,60,80: config_SYS.sh:1 sets opt_learning_rate_decay_schedule to 30,60,80, which the closed rules of resnet do not allow: they require `v.value in ['polynomial', 'poly', 'polynomial_decay', 'pow2']`",
         ),
         (
             "resnet/implementations/wrong/config_SYS.sh",

@@ -245,7 +245,15 @@ fn try_constraint(
         Some(n) => vec![n],
         None => {
             let word = super::signals::normalize(s.value.trim().trim_matches(['"', '\'']));
-            let means = rules.config_log.known_word(&word)?;
+            // A list of numbers a key's words know (step boundaries
+            // where a schedule is named) is tried as written, unless it
+            // is a default a run script keeps (`LRSCHED=${LRSCHED:-"30,60,80"}`
+            // takes what the config the run sources says).
+            let means = match rules.config_log.known_word(&word) {
+                Some(m) => m,
+                None if !s.default && rules.config_log.known_number_list(&s.value) => Vec::new(),
+                None => return None,
+            };
             std::iter::once(word.clone())
                 .chain(means.iter().map(|m| m.to_string()))
                 .map(serde_json::Value::String)

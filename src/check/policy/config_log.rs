@@ -91,6 +91,10 @@ struct NamedValues {
     /// the pack pins: any other date is another).
     #[serde(default)]
     only: bool,
+    /// A list of two or more numbers (`30,60,80`: the epochs where a step
+    /// schedule drops the rate) means another value.
+    #[serde(default)]
+    number_lists: bool,
     #[allow(dead_code)]
     why: String,
 }
@@ -359,6 +363,12 @@ impl ConfigLog {
         known.then_some(means)
     }
 
+    /// Whether config value `value` (as written) is a list of numbers that
+    /// some logged key's `named_values` know as another value.
+    pub(super) fn known_number_list(&self, value: &str) -> bool {
+        self.named.values().any(|m| m.number_lists) && is_number_list(value)
+    }
+
     /// Whether the config script `entries` is another scale's than
     /// `runs`: it gives a measure of scale (global batch size,
     /// accumulation steps, batch per device) a number none of them logged
@@ -484,7 +494,9 @@ impl ConfigLog {
                 // is another value).
                 Some(m) => {
                     let n = super::signals::normalize(config.trim().trim_matches(['"', '\'']));
-                    if m.only {
+                    if m.number_lists && is_number_list(config) {
+                        false
+                    } else if m.only {
                         m.names.contains(&n)
                     } else {
                         !m.others.contains(&n)
@@ -778,6 +790,22 @@ struct Meaning {
     others: BTreeSet<String>,
     /// Every name not in `names` means another value.
     only: bool,
+    /// A list of numbers means another value ([`is_number_list`]).
+    number_lists: bool,
+}
+
+/// Whether a config value is a list of two or more numbers, split by
+/// commas or blanks (`30,60,80`, `"30 60 80"`).
+fn is_number_list(value: &str) -> bool {
+    let v = value.trim().trim_matches(['"', '\'']);
+    let items: Vec<&str> = v
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|x| !x.is_empty())
+        .collect();
+    items.len() >= 2
+        && items
+            .iter()
+            .all(|x| x.parse::<f64>().is_ok_and(f64::is_finite))
 }
 
 /// The named values by logged word; a name may not mean two things.
@@ -812,6 +840,7 @@ fn named_values(list: Vec<NamedValues>) -> Result<Named, String> {
                     names: names.iter().cloned().collect(),
                     others,
                     only: nv.only,
+                    number_lists: nv.number_lists,
                 },
             );
         }
@@ -2046,11 +2075,20 @@ mod tests {
                 )]),
                 others: vec!["linear".into(), "warmup_hold_policy".into()],
                 only: false,
+                number_lists: true,
                 why: String::new(),
             }],
             hyperparameters: Vec::new(),
         })
         .expect("compiles");
+        // Step boundaries are another schedule; one number is no list.
+        let cosine = serde_json::json!("cosine with linear warmup");
+        assert!(!c.agrees("30,60,80", &cosine));
+        assert!(!c.agrees("\"30 60 80\"", &cosine));
+        assert!(c.agrees("CosineAnnealing", &cosine));
+        assert!(c.known_number_list("30,60,80"));
+        assert!(!c.known_number_list("30"));
+        assert!(!c.known_number_list("30,sixty"));
         assert!(c.unlinked("P/benchmarks/t/implementations/s/t/test_data/c/hparams.json"));
         assert!(!c.unlinked("P/benchmarks/t/implementations/s/config.sh"));
         assert!(c.helper("P/benchmarks/t/implementations/s/scripts/m.yaml"));
