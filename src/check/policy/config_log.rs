@@ -1983,6 +1983,16 @@ mod tests {
         // an embedding's max_norm is not.
         assert_eq!(keys(&["training", "max_norm"]), ["opt_gradient_clip_norm"]);
         assert!(keys(&["embedding", "max_norm"]).is_empty());
+        // Open Catalyst's optim.lr_initial, for OC20 only.
+        let path = ["optim".to_string(), "lr_initial".to_string()];
+        let oc20: Vec<String> = c
+            .mllog_keys(&path, &[], "oc20")
+            .into_iter()
+            .flat_map(|k| k.iter().cloned())
+            .collect();
+        assert_eq!(oc20, ["opt_base_learning_rate"]);
+        assert!(keys(&["optim", "lr_initial"]).is_empty());
+        assert!(c.mllog_keys(&path[1..], &[], "oc20").is_empty());
     }
 
     /// A learning rate given per 2048 samples (Google's TF DLRM
