@@ -991,6 +991,29 @@ fn a_config_against_the_log_of_its_own_run() {
         got
     };
     assert_eq!(pol008("agree"), Vec::<(String, u64)>::new());
+    // The system's folder holds its own config script: its defaults
+    // (`LR=${LR:-0.0002}`) are the run's, and a sibling folder's script of
+    // another system that exports the logged value neither answers them
+    // nor is to blame (Fujitsu's v4.1 SSD beside pytorch/).
+    let own = "benchmarks/retinanet/implementations/example_system/config_example_system_1x8x32.sh";
+    assert_eq!(
+        pol008("own_script"),
+        vec![
+            (own.to_string(), 5),
+            (own.to_string(), 6),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+            (
+                "results/example_system/retinanet/result_1.txt".to_string(),
+                16
+            ),
+        ]
+    );
+    // Unless it sources that script first, which sets LR: the default is
+    // never taken.
+    assert_eq!(pol008("own_script_sources"), Vec::<(String, u64)>::new());
     // The system's run_and_time.sh reads ${LR:-0.0004}, and a config in no
     // system's folder (pytorch/config_vendor.sh) exports the logged value:
     // the default is not the run's.

@@ -1086,7 +1086,25 @@ pub fn check(
         // (`config_<vendor>.sh` beside the system's folder, exporting what
         // its `run_and_time.sh` reads as `${LR:-0.004}`): what they assign
         // is one more value of those variables, never a setting of its own.
-        let rest_files = usable(rest);
+        // A run sources one config script: when its own is linked, the
+        // benchmark's other scripts are other runs' unless it sources them
+        // (Fujitsu's v4.1 SSD system folder holds the system's
+        // config_GX2560M7_001x04x064.sh, whose `LR=${LR:-0.000085}` is the
+        // run's; the scripts of the sibling pytorch/ folder are DGX's).
+        let own_script = mine.iter().any(&script);
+        let sourced: BTreeSet<&str> = mine
+            .iter()
+            .flat_map(|(_, e)| e.iter())
+            .filter(|x| x.kind == EntryKind::Source)
+            .filter_map(|x| x.value.rsplit('/').next())
+            .collect();
+        let rest_files: Vec<(&ImplFile, &[Entry])> = usable(rest)
+            .into_iter()
+            .filter(|c| {
+                let name = c.0.file.path.rsplit('/').next().unwrap_or_default();
+                !(own_script && script(c) && !sourced.contains(name))
+            })
+            .collect();
         // What each of those config scripts (`config_*.sh`, what a run
         // sources) sets once the files it sources are read
         // (`config_gigabyte.sh` with its `config_gigabyte_common.sh`); a
