@@ -1081,6 +1081,24 @@ fn a_config_against_the_log_of_its_own_run() {
         ]
     );
     assert_eq!(pol008("per_scale_agree"), Vec::<(String, u64)>::new());
+    // A script that gives the global batch only as nodes x GPUs per node
+    // (in the file it sources) x batch per GPU: 4 x 8 x 16 is another
+    // scale than the logged 256, so its LR answers nothing and the runs'
+    // 1 x 8 x 32 script is to blame (NVIDIA's HPC DeepCAM scripts).
+    assert_eq!(
+        pol008("product_scale"),
+        vec![
+            (format!("{scripts}config_X_1x8x32.sh"), 7),
+            (format!("{scripts}run_and_time.sh"), 3),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
+    // With tensor parallelism set, the product is not the global batch:
+    // the script may be the runs', and its LR answers the log.
+    assert_eq!(pol008("product_scale_unless"), Vec::<(String, u64)>::new());
     // The system's folder holds a README and a description of the
     // implementation (a JSON named after the system, Inspur's v0.7
     // `nf5488_pytorch_implementation_closed.json`) or an empty one (LBNL's

@@ -65,6 +65,10 @@ pub struct ConfigLogFile {
     /// those runs.
     #[serde(default)]
     scale_keys: Vec<ScaleFile>,
+    /// Measures of scale a config script gives only as a product (nodes
+    /// times accelerators per node times the batch per device).
+    #[serde(default)]
+    scale_products: Vec<ScaleProduct>,
     /// Where the files a script sources (`source /etc/profile`) are the
     /// system's or the container image's, not the package's: path
     /// prefixes as written.
@@ -207,6 +211,32 @@ pub(super) struct ScaleFile {
     why: String,
 }
 
+/// A measure of scale a config script gives as a product of its keys
+/// (NVIDIA's DeepCAM `DGXNNODES` x `DGXNGPU` x `LOCAL_BATCH_SIZE` is the
+/// global batch size), for a script that does not give it as a number.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ScaleProduct {
+    /// The MLLOG key of the measure; one of `scale_keys`, whose `alone` it
+    /// takes.
+    mllog: String,
+    /// The factors, each under any of its keys (normal form). The last
+    /// one is the batch per device, which a script may also give as the
+    /// whole measure (NVIDIA's DLRM `BATCHSIZE` is the global batch).
+    factors: Vec<Vec<String>>,
+    /// Factors that multiply when the script gives them (accumulation).
+    #[serde(default)]
+    optional: Vec<Vec<String>>,
+    /// Keys that, set to a number other than 1, split the accelerators
+    /// otherwise (tensor or pipeline parallelism, several training
+    /// instances): no product is taken.
+    #[serde(default)]
+    unless: Vec<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    why: String,
+}
+
 /// The compiled data.
 #[derive(Debug)]
 pub struct ConfigLog {
@@ -221,6 +251,7 @@ pub struct ConfigLog {
     open_folders: Vec<String>,
     division_keys: Vec<String>,
     scale_keys: Vec<ScaleFile>,
+    scale_products: Vec<ScaleProduct>,
     external_sources: Vec<String>,
     /// For a logged word (`cosine with linear warmup`): the config names
     /// that mean it, and those that mean something else.
@@ -266,6 +297,20 @@ impl ConfigLog {
         if !(0.0..1.0).contains(&t) {
             return Err(format!("relative_tolerance {t}: not in [0, 1)"));
         }
+        for p in &file.scale_products {
+            if !file.scale_keys.iter().any(|s| s.mllog == p.mllog) {
+                return Err(format!(
+                    "scale_products: '{}' is no measure of scale_keys",
+                    p.mllog
+                ));
+            }
+            if p.factors.len() < 2 || p.factors.iter().chain(&p.optional).any(Vec::is_empty) {
+                return Err(format!(
+                    "scale_products '{}': give two factors or more, each with a key",
+                    p.mllog
+                ));
+            }
+        }
         let (items, hypers): (Vec<_>, Vec<_>) =
             hypers.into_iter().partition(|(_, h)| h.item.is_some());
         let mappings = |v: Vec<(String, Hyper)>| {
@@ -282,6 +327,7 @@ impl ConfigLog {
             open_folders: file.open_folders,
             division_keys: file.division_keys,
             scale_keys: file.scale_keys,
+            scale_products: file.scale_products,
             external_sources: file.external_sources,
             named_keys: file.named_values.iter().map(|n| n.mllog.clone()).collect(),
             named: named_values(file.named_values)?,
@@ -373,39 +419,60 @@ impl ConfigLog {
     /// `runs`: it gives a measure of scale (global batch size,
     /// accumulation steps, batch per device) a number none of them logged
     /// (NVIDIA keeps one `config_<system>_<n>x...` per scale in a system's
-    /// folder, `export GBS=2304`).
+    /// folder, `export GBS=2304`), or, giving none, a product of its keys
+    /// and those of the files it sources (`sourced`) that none logged
+    /// ([`ConfigLogFile::scale_products`]).
     /// `every`: every measure, else only those that decide alone
     /// ([`ScaleFile::alone`]).
-    pub(super) fn other_scale(&self, entries: &[Entry], runs: &[&RunLog], every: bool) -> bool {
+    pub(super) fn other_scale(
+        &self,
+        entries: &[Entry],
+        sourced: &[&[Entry]],
+        runs: &[&RunLog],
+        every: bool,
+    ) -> bool {
+        let same = |n: f64, b: f64| (n - b).abs() <= self.tolerance * n.abs().max(b.abs());
+        let logged = |scale: &ScaleFile| -> Vec<f64> {
+            runs.iter()
+                .filter_map(|r| {
+                    r.logged
+                        .values
+                        .get(&scale.mllog)
+                        .and_then(|(v, _)| number(v))
+                })
+                .collect()
+        };
+        // A measure the script gives as a number and the runs logged
+        // decides; a product is taken only when none does (NVIDIA's packed
+        // BERT multiplies by PACKING_FACTOR too, but its BATCHSIZE is the
+        // logged d_batch_size).
+        let decided = self
+            .scale_keys
+            .iter()
+            .any(|s| !numbers_of(entries, &s.keys).is_empty() && !logged(s).is_empty());
         self.scale_keys
             .iter()
             .filter(|s| every || s.alone)
             .any(|scale| {
-                let logged: Vec<f64> = runs
-                    .iter()
-                    .filter_map(|r| {
-                        r.logged
-                            .values
-                            .get(&scale.mllog)
-                            .and_then(|(v, _)| number(v))
-                    })
-                    .collect();
-                !logged.is_empty()
-                    && entries.iter().any(|e| {
-                        e.kind == (EntryKind::Key { header: false })
-                            && e.path
-                                .last()
-                                .is_some_and(|k| scale.keys.contains(&normalize(k)))
-                            && e.value
-                                .trim()
-                                .trim_matches(['"', '\''])
-                                .parse::<f64>()
-                                .is_ok_and(|n| {
-                                    !logged.iter().any(|b| {
-                                        (n - b).abs() <= self.tolerance * n.abs().max(b.abs())
-                                    })
-                                })
-                    })
+                let logged = logged(scale);
+                if logged.is_empty() {
+                    return false;
+                }
+                let given = numbers_of(entries, &scale.keys);
+                if !given.is_empty() {
+                    return given.iter().any(|&n| !logged.iter().any(|&b| same(n, b)));
+                }
+                !decided
+                    && self
+                        .scale_products
+                        .iter()
+                        .filter(|p| p.mllog == scale.mllog)
+                        .filter_map(|p| product(p, entries, sourced))
+                        .any(|candidates| {
+                            !candidates
+                                .iter()
+                                .any(|&n| logged.iter().any(|&b| same(n, b)))
+                        })
             })
     }
 
@@ -872,6 +939,95 @@ pub(super) fn folders(path: &str) -> Vec<&str> {
         .to_vec()
 }
 
+/// The numbers `entries` give any of `keys` (normal form).
+fn numbers_of(entries: &[Entry], keys: &[String]) -> Vec<f64> {
+    entries
+        .iter()
+        .filter(|e| {
+            e.kind == (EntryKind::Key { header: false })
+                && e.path.last().is_some_and(|k| keys.contains(&normalize(k)))
+        })
+        .filter_map(|e| e.value.trim().trim_matches(['"', '\'']).parse::<f64>().ok())
+        .collect()
+}
+
+/// The number a script's `entries` give one of `keys`, the last one, else
+/// the last one of the files it sources (`sourced`, which it reads first).
+fn last_number(entries: &[Entry], sourced: &[&[Entry]], keys: &[String]) -> Option<f64> {
+    numbers_of(entries, keys).last().copied().or_else(|| {
+        sourced
+            .iter()
+            .rev()
+            .find_map(|e| numbers_of(e, keys).last().copied())
+    })
+}
+
+/// The measure `p` as the script `entries` (with the files it sources)
+/// give it: the product of its factors, and the batch per device alone
+/// (which some scripts give as the whole measure). `None` when a factor
+/// is missing or a key of `unless` is set to another number than 1.
+fn product(p: &ScaleProduct, entries: &[Entry], sourced: &[&[Entry]]) -> Option<Vec<f64>> {
+    if last_number(entries, sourced, &p.unless).is_some_and(|n| n != 1.0) {
+        return None;
+    }
+    let factors: Vec<f64> = p
+        .factors
+        .iter()
+        .map(|keys| last_number(entries, sourced, keys))
+        .collect::<Option<_>>()?;
+    let optional: f64 = p
+        .optional
+        .iter()
+        .filter_map(|keys| last_number(entries, sourced, keys))
+        .product();
+    let per_device = *factors.last()?;
+    Some(vec![factors.iter().product::<f64>() * optional, per_device])
+}
+
+/// The settings of the files a config script at `path` of benchmark `bm`
+/// sources by a name with no variable in it (`source
+/// $(dirname ${BASH_SOURCE[0]})/config_DGXA100_common.sh`): the benchmark's
+/// files of that name, those in the script's folder when some are.
+fn sourced_of<'a>(
+    files: &[ImplFile],
+    parsed: &'a super::parsed::ParsedConfigs,
+    bm: &str,
+    path: &str,
+    entries: &[Entry],
+) -> Vec<&'a [Entry]> {
+    let dir = |p: &str| {
+        p.rsplit_once('/')
+            .map(|(d, _)| d.to_string())
+            .unwrap_or_default()
+    };
+    let here = dir(path);
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| e.kind == EntryKind::Source) {
+        let name = e.value.rsplit('/').next().unwrap_or(&e.value);
+        if name.contains('$') || name.is_empty() {
+            continue;
+        }
+        let of_name: Vec<usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.benchmark == bm
+                    && f.file.path != path
+                    && f.file.path.rsplit('/').next() == Some(name)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let near: Vec<usize> = of_name
+            .iter()
+            .copied()
+            .filter(|&i| dir(&files[i].file.path) == here)
+            .collect();
+        let pick = if near.is_empty() { of_name } else { near };
+        out.extend(pick.iter().filter_map(|&i| parsed.entries(i)));
+    }
+    out
+}
+
 fn number(v: &serde_json::Value) -> Option<f64> {
     match v {
         serde_json::Value::Number(n) => n.as_f64(),
@@ -982,8 +1138,9 @@ pub fn check(
                     .filter(|&&i| {
                         is_config_script(&files[i].file.path)
                             && parsed.entries(i).is_some_and(|e| {
+                                let src = sourced_of(files, parsed, bm, &files[i].file.path, e);
                                 rules.config_log.gives_scale(e)
-                                    && !rules.config_log.other_scale(e, runs, true)
+                                    && !rules.config_log.other_scale(e, &src, runs, true)
                             })
                     })
                     .count()
@@ -1035,8 +1192,9 @@ pub fn check(
                     .filter(|&i| {
                         is_config_script(&files[i].file.path)
                             && parsed.entries(i).is_some_and(|e| {
+                                let src = sourced_of(files, parsed, bm, &files[i].file.path, e);
                                 rules.config_log.gives_scale(e)
-                                    && !rules.config_log.other_scale(e, runs, true)
+                                    && !rules.config_log.other_scale(e, &src, runs, true)
                             })
                     })
                     .collect();
@@ -1069,7 +1227,10 @@ pub fn check(
         // 8 nodes at 48 per device), and that is what is compared.
         let script = |c: &(&ImplFile, &[Entry])| is_config_script(&c.0.file.path);
         let other = |c: &(&ImplFile, &[Entry]), every: bool| {
-            script(c) && rules.config_log.other_scale(c.1, runs, every)
+            script(c) && {
+                let src = sourced_of(files, parsed, bm, &c.0.file.path, c.1);
+                rules.config_log.other_scale(c.1, &src, runs, every)
+            }
         };
         let linked_files: Vec<(&ImplFile, &[Entry])> = usable(linked)
             .into_iter()
@@ -2057,6 +2218,7 @@ mod tests {
                 open_folders: Vec::new(),
                 division_keys: Vec::new(),
                 scale_keys: Vec::new(),
+                scale_products: Vec::new(),
                 external_sources: Vec::new(),
                 named_values: Vec::new(),
                 hyperparameters: vec![HyperFile {
@@ -2078,6 +2240,54 @@ mod tests {
         }
     }
 
+    /// A global batch given as nodes x GPUs per node x batch per GPU
+    /// (x accumulation), a factor from a sourced file when the script
+    /// lacks it, the batch per GPU alone as a second candidate, and no
+    /// product when a key of `unless` splits the GPUs otherwise.
+    #[test]
+    fn scale_as_a_product_of_keys() {
+        let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let p = ScaleProduct {
+            mllog: "global_batch_size".into(),
+            factors: vec![
+                keys(&["dgxnnodes"]),
+                keys(&["dgxngpu"]),
+                keys(&["batchsize", "local_batch_size"]),
+            ],
+            optional: vec![keys(&["gradient_steps"])],
+            unless: keys(&["tp"]),
+            why: String::new(),
+        };
+        let sh = |t: &str| configs::parse(t, configs::Format::Shell);
+        let common = sh("export DGXNGPU=8\nexport DGXNNODES=99\n");
+        let script = sh("export DGXNNODES=16\nexport LOCAL_BATCH_SIZE=2\n");
+        assert_eq!(product(&p, &script, &[&common]), Some(vec![256.0, 2.0]));
+        let accum = sh("export DGXNNODES=2\nexport BATCHSIZE=4\nexport GRADIENT_STEPS=3\n");
+        assert_eq!(product(&p, &accum, &[&common]), Some(vec![192.0, 4.0]));
+        // A factor missing everywhere, or tensor parallelism: none.
+        assert_eq!(product(&p, &script, &[]), None);
+        let tp = sh("export DGXNNODES=16\nexport LOCAL_BATCH_SIZE=2\nexport TP=2\n");
+        assert_eq!(product(&p, &tp, &[&common]), None);
+        let tp1 = sh("export DGXNNODES=16\nexport LOCAL_BATCH_SIZE=2\nexport TP=1\n");
+        assert_eq!(product(&p, &tp1, &[&common]), Some(vec![256.0, 2.0]));
+        // A product of a measure scale_keys lacks is refused.
+        let e = ConfigLog::new(ConfigLogFile {
+            relative_tolerance: 1e-6,
+            checkpoint_keys: Vec::new(),
+            unlinked_folders: Vec::new(),
+            helper_folders: Vec::new(),
+            open_folders: Vec::new(),
+            division_keys: Vec::new(),
+            scale_keys: Vec::new(),
+            scale_products: vec![p],
+            external_sources: Vec::new(),
+            named_values: Vec::new(),
+            hyperparameters: Vec::new(),
+        })
+        .expect_err("no such measure");
+        assert!(e.contains("global_batch_size"), "{e}");
+    }
+
     #[test]
     fn names_and_folders() {
         assert!(same_name("G894-AD1_pytorch", "g894_ad1_PyTorch"));
@@ -2094,6 +2304,7 @@ mod tests {
             open_folders: Vec::new(),
             division_keys: Vec::new(),
             scale_keys: Vec::new(),
+            scale_products: Vec::new(),
             external_sources: Vec::new(),
             named_values: vec![NamedValues {
                 mllog: "opt_learning_rate_decay_schedule".into(),
