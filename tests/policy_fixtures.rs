@@ -1886,6 +1886,18 @@ fn pack_checks_tried_on_config_values() {
             1,
             "TRAIN_MAX_PDB_RELEASE_DATE=2022-01-01: config_SYS.sh:1 sets train_max_pdb_release_date to 2022-01-01; the reference of openfold is \"2021-09-16\" and no config of the implementation gives it",
         ),
+        // OpenFold's other pins, under their MLLOG names: the target and
+        // the validation set's last date.
+        (
+            "openfold/implementations/wrong/config_SYS.sh",
+            3,
+            "TARGET_AVG_LDDT_CA_VALUE=0.75: config_SYS.sh:3 sets target_avg_lddt_ca_value to 0.75; the reference of openfold is 0.8 and no config of the implementation gives it",
+        ),
+        (
+            "openfold/implementations/wrong/config_SYS.sh",
+            4,
+            "VAL_MAX_CAMEO_SUBMISSION_DATE=2022-06-30: config_SYS.sh:4 sets val_max_cameo_submission_date to 2022-06-30; the reference of openfold is \"2021-12-11\" and no config of the implementation gives it",
+        ),
         // The round policy's own check (a schedule no run logs).
         (
             "resnet/implementations/cosine/config_SYS.sh",
