@@ -1099,6 +1099,38 @@ fn a_config_against_the_log_of_its_own_run() {
     // With tensor parallelism set, the product is not the global batch:
     // the script may be the runs', and its LR answers the log.
     assert_eq!(pol008("product_scale_unless"), Vec::<(String, u64)>::new());
+    // Runs that log their node count (HPC): the script of another node
+    // count is another run's even at the same global batch; the file the
+    // scripts source is part of each, not a script of its own; and what
+    // it assigns, the runs' script assigns again after sourcing it (HPE's
+    // OpenFold config_pm_224x4x1x4_dap.sh over config_pm_common.sh).
+    assert_eq!(
+        pol008("node_scale"),
+        vec![
+            (format!("{scripts}config_X_2x8x16.sh"), 6),
+            (format!("{scripts}run_and_time.sh"), 3),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
+    assert_eq!(pol008("node_scale_agree"), Vec::<(String, u64)>::new());
+    // Two systems and no folder of either: the script of one system's
+    // node count and not the other's is that system's, with the YAML its
+    // CONFIG_FILE names (NVIDIA's HPC CosmoFlow); when both systems' runs
+    // log that node count, it is neither's.
+    assert_eq!(
+        pol008("node_pick"),
+        vec![
+            (format!("{scripts}run_2x8x16.yaml"), 2),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
+    assert_eq!(pol008("node_pick_shared"), Vec::<(String, u64)>::new());
     // The system's folder holds a README and a description of the
     // implementation (a JSON named after the system, Inspur's v0.7
     // `nf5488_pytorch_implementation_closed.json`) or an empty one (LBNL's

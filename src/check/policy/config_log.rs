@@ -206,6 +206,16 @@ pub(super) struct ScaleFile {
     /// is the only one; else the measure only chooses among scripts.
     #[serde(default)]
     alone: bool,
+    /// The measure counts only for runs that log it: a script that gives
+    /// it a number says nothing of its scale otherwise (`DGXNNODES` in a
+    /// training script, whose runs log no node count).
+    #[serde(default)]
+    when_logged: bool,
+    /// Keys that, set to a number other than 1, make the script's number
+    /// no measure of its runs (DeepCAM's weak-scaling
+    /// TRAINING_INSTANCE_SIZE: the nodes are shared among instances).
+    #[serde(default)]
+    unless: Vec<String>,
     #[serde(default)]
     #[allow(dead_code)]
     why: String,
@@ -361,20 +371,33 @@ impl ConfigLog {
     }
 
     /// Whether the config script `entries` gives a number to a measure
-    /// of scale ([`ConfigLogFile::scale_keys`]).
-    pub(super) fn gives_scale(&self, entries: &[Entry]) -> bool {
-        entries.iter().any(|e| {
-            e.kind == (EntryKind::Key { header: false })
-                && e.path.last().is_some_and(|k| {
-                    let k = normalize(k);
-                    self.scale_keys.iter().any(|s| s.keys.contains(&k))
-                })
-                && e.value
-                    .trim()
-                    .trim_matches(['"', '\''])
-                    .parse::<f64>()
-                    .is_ok()
+    /// of scale ([`ConfigLogFile::scale_keys`]), one `runs` log when it
+    /// counts only then ([`ScaleFile::when_logged`]).
+    pub(super) fn gives_scale(&self, entries: &[Entry], runs: &[&RunLog]) -> bool {
+        self.scale_keys.iter().any(|s| {
+            self.measures(s, entries)
+                && (!s.when_logged || runs.iter().any(|r| r.logged.values.contains_key(&s.mllog)))
+                && !numbers_of(entries, &s.keys).is_empty()
         })
+    }
+
+    /// Whether the config script `entries` gives a number to a measure
+    /// that counts only where logged and `runs` log it (an HPC run's node
+    /// count): a measure that ties a script to runs, not one a script of
+    /// another implementation may share by chance (a global batch).
+    pub(super) fn gives_logged_count(&self, entries: &[Entry], runs: &[&RunLog]) -> bool {
+        self.scale_keys.iter().any(|s| {
+            s.when_logged
+                && self.measures(s, entries)
+                && runs.iter().any(|r| r.logged.values.contains_key(&s.mllog))
+                && !numbers_of(entries, &s.keys).is_empty()
+        })
+    }
+
+    /// Whether the script `entries` may give measure `s`: no key of its
+    /// `unless` is set to another number than 1.
+    fn measures(&self, s: &ScaleFile, entries: &[Entry]) -> bool {
+        s.unless.is_empty() || numbers_of(entries, &s.unless).iter().all(|&n| n == 1.0)
     }
 
     /// The number config `entries` give the measure of scale logged as
@@ -446,13 +469,15 @@ impl ConfigLog {
         // decides; a product is taken only when none does (NVIDIA's packed
         // BERT multiplies by PACKING_FACTOR too, but its BATCHSIZE is the
         // logged d_batch_size).
-        let decided = self
-            .scale_keys
-            .iter()
-            .any(|s| !numbers_of(entries, &s.keys).is_empty() && !logged(s).is_empty());
+        let decided = self.scale_keys.iter().any(|s| {
+            self.measures(s, entries)
+                && !numbers_of(entries, &s.keys).is_empty()
+                && !logged(s).is_empty()
+        });
         self.scale_keys
             .iter()
             .filter(|s| every || s.alone)
+            .filter(|s| self.measures(s, entries))
             .any(|scale| {
                 let logged = logged(scale);
                 if logged.is_empty() {
@@ -1132,14 +1157,26 @@ pub fn check(
                         .any(|d| owner(d).is_some_and(|o| same_name(o, system)))
                 })
             };
-            // Scripts that give a scale, of the runs' scale.
+            // Scripts that give a scale, of the runs' scale; a file another
+            // one sources is part of that one (HPE's OpenFold
+            // config_pm_common.sh, which gives the batch per GPU to each
+            // config_pm_<n>x4x1x4_dap.sh).
             let one_script_of_scale = || {
                 mine.iter()
+                    .filter(|&&i| {
+                        let name = files[i].file.path.rsplit('/').next().unwrap_or_default();
+                        !mine.iter().any(|&j| {
+                            j != i
+                                && parsed
+                                    .entries(j)
+                                    .is_some_and(|e| source_line(e, name).is_some())
+                        })
+                    })
                     .filter(|&&i| {
                         is_config_script(&files[i].file.path)
                             && parsed.entries(i).is_some_and(|e| {
                                 let src = sourced_of(files, parsed, bm, &files[i].file.path, e);
-                                rules.config_log.gives_scale(e)
+                                rules.config_log.gives_scale(e, runs)
                                     && !rules.config_log.other_scale(e, &src, runs, true)
                             })
                     })
@@ -1161,6 +1198,15 @@ pub fn check(
                 && (!has_folder() || mine.len() == 1 || one_script() || one_script_of_scale())
             {
                 linked = mine.clone();
+            }
+            // Several systems and no folder of this one: a config script of
+            // its runs' scale and of no other system's (by a measure they
+            // log: NVIDIA's HPC CosmoFlow config_DGXA100_64x8x1.sh,
+            // DGXNNODES=64, for the runs that log 64 nodes) is its, with
+            // the files it sources and the configs it names
+            // (`CONFIG_FILE="submission_dgxa100_64x8x1.yaml"`).
+            if linked.is_empty() && systems.len() > 1 && !has_folder() {
+                linked = scale_picked(rules, files, parsed, bm, &mine, system, systems);
             }
             // Configs in no system's folder (`mxnet/config_gigabyte.sh`
             // beside `<SYSTEM>/run_and_time.sh`); the configs of a system
@@ -1193,7 +1239,7 @@ pub fn check(
                         is_config_script(&files[i].file.path)
                             && parsed.entries(i).is_some_and(|e| {
                                 let src = sourced_of(files, parsed, bm, &files[i].file.path, e);
-                                rules.config_log.gives_scale(e)
+                                rules.config_log.gives_scale(e, runs)
                                     && !rules.config_log.other_scale(e, &src, runs, true)
                             })
                     })
@@ -1238,10 +1284,18 @@ pub fn check(
             .collect();
         let some_of_scale = linked_files
             .iter()
-            .any(|c| script(c) && rules.config_log.gives_scale(c.1) && !other(c, true));
+            .any(|c| script(c) && rules.config_log.gives_scale(c.1, runs) && !other(c, true));
         let mine: Vec<(&ImplFile, &[Entry])> = linked_files
             .into_iter()
             .filter(|c| !some_of_scale || !other(c, true))
+            .collect();
+        // What a sourced file assigns and every linked script that sources
+        // it assigns again afterwards is not the run's.
+        let trimmed = overridden_out(&mine);
+        let mine: Vec<(&ImplFile, &[Entry])> = mine
+            .iter()
+            .zip(&trimmed)
+            .map(|((f, _), e)| (*f, e.as_slice()))
             .collect();
         // The benchmark's other configs may be the ones the run sourced
         // (`config_<vendor>.sh` beside the system's folder, exporting what
@@ -1369,6 +1423,128 @@ fn with_sourced(files: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
                 }
             }
             all
+        })
+        .collect()
+}
+
+/// The configs of benchmark `bm` (`mine`, by index into `files`) that
+/// belong to `system` of the benchmark's `systems` by scale: the one
+/// config script (not sourced by another) that gives a count its runs log
+/// ([`ConfigLog::gives_logged_count`]), of their scale and of no other
+/// system's (a global batch alone may match another implementation's
+/// runs by chance: Google's v5.0 Stable Diffusion TPU runs and the H200
+/// NeMo scripts beside them), with the files of `mine` it sources and those whose
+/// name one of its values ends with. None when no script or several are.
+fn scale_picked(
+    rules: &PolicyRules,
+    files: &[ImplFile],
+    parsed: &super::parsed::ParsedConfigs,
+    bm: &str,
+    mine: &[usize],
+    system: &str,
+    systems: &BTreeMap<&str, Vec<&RunLog>>,
+) -> Vec<usize> {
+    let name = |i: usize| files[i].file.path.rsplit('/').next().unwrap_or_default();
+    let sourced = |i: usize| {
+        mine.iter().any(|&j| {
+            j != i
+                && parsed
+                    .entries(j)
+                    .is_some_and(|e| source_line(e, name(i)).is_some())
+        })
+    };
+    let picked: Vec<usize> = mine
+        .iter()
+        .copied()
+        .filter(|&i| is_config_script(&files[i].file.path) && !sourced(i))
+        .filter(|&i| {
+            let Some(e) = parsed.entries(i) else {
+                return false;
+            };
+            let src = sourced_of(files, parsed, bm, &files[i].file.path, e);
+            rules.config_log.gives_logged_count(e, &systems[system])
+                && systems.iter().all(|(s, runs)| {
+                    let of_scale = rules.config_log.gives_scale(e, runs)
+                        && !rules.config_log.other_scale(e, &src, runs, true);
+                    let other = rules.config_log.other_scale(e, &src, runs, true);
+                    if *s == system {
+                        of_scale
+                    } else {
+                        other
+                    }
+                })
+        })
+        .collect();
+    let [one] = picked.as_slice() else {
+        return Vec::new();
+    };
+    let e = parsed.entries(*one).unwrap_or_default();
+    let mut out = vec![*one];
+    for &j in mine {
+        if j == *one {
+            continue;
+        }
+        let n = name(j);
+        let named = e.iter().any(|x| {
+            x.kind == (EntryKind::Key { header: false })
+                && x.value.trim().trim_matches(['"', '\'']).rsplit('/').next() == Some(n)
+        });
+        if source_line(e, n).is_some() || named {
+            out.push(j);
+        }
+    }
+    out
+}
+
+/// The line where the script `entries` sources a file named `name`
+/// (`source $(dirname ${BASH_SOURCE[0]})/config_pm_common.sh`; a variable
+/// part of the name matches any run of characters).
+fn source_line(entries: &[Entry], name: &str) -> Option<u64> {
+    entries
+        .iter()
+        .find(|x| {
+            x.kind == EntryKind::Source && {
+                let n = x.value.rsplit('/').next().unwrap_or(&x.value);
+                super::signals::wildcard(&variable_parts_as_star(n), name)
+            }
+        })
+        .map(|x| x.line)
+}
+
+/// The settings of the linked configs `mine`, less the assignments of a
+/// file that the scripts among them source (by name) when every one of
+/// those scripts assigns the variable again after sourcing it: HPE's
+/// OpenFold `config_pm_224x4x1x4_dap.sh` sources `config_pm_common.sh`
+/// (`BASE_LR=0.001`) first, so an `export BASE_LR=0.002` after it is what
+/// the run takes, and the common file's value answers for nothing.
+fn overridden_out(mine: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
+    let assignment = |x: &Entry| {
+        x.kind == (EntryKind::Key { header: false }) && x.path.len() == 1 && !configs::is_default(x)
+    };
+    mine.iter()
+        .enumerate()
+        .map(|(i, (f, e))| {
+            let name = f.file.path.rsplit('/').next().unwrap_or_default();
+            // The scripts that source this file, and the line each does.
+            let sourcing: Vec<(&[Entry], u64)> = mine
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .filter_map(|(_, (_, g))| source_line(g, name).map(|at| (*g, at)))
+                .collect();
+            if sourcing.is_empty() {
+                return e.to_vec();
+            }
+            e.iter()
+                .filter(|x| {
+                    !(assignment(x)
+                        && sourcing.iter().all(|(g, at)| {
+                            g.iter()
+                                .any(|y| assignment(y) && y.path == x.path && y.line > *at)
+                        }))
+                })
+                .cloned()
+                .collect()
         })
         .collect()
 }
