@@ -2382,21 +2382,28 @@ mod tests {
         assert_eq!(c.per_samples(&["lr".to_string()], &[], "ssd"), [32.0]);
     }
 
+    /// A data file with nothing in it, for the tests to fill in.
+    fn bare() -> ConfigLogFile {
+        ConfigLogFile {
+            relative_tolerance: 1e-6,
+            checkpoint_keys: Vec::new(),
+            unlinked_folders: Vec::new(),
+            helper_folders: Vec::new(),
+            open_folders: Vec::new(),
+            division_keys: Vec::new(),
+            scale_keys: Vec::new(),
+            scale_products: Vec::new(),
+            external_sources: Vec::new(),
+            named_values: Vec::new(),
+            hyperparameters: Vec::new(),
+        }
+    }
+
     /// `per_samples` must be positive numbers: a zero would divide by it.
     #[test]
     fn per_samples_must_be_positive() {
         for bad in [0.0, -2048.0, f64::NAN, f64::INFINITY] {
             let e = ConfigLog::new(ConfigLogFile {
-                relative_tolerance: 1e-6,
-                checkpoint_keys: Vec::new(),
-                unlinked_folders: Vec::new(),
-                helper_folders: Vec::new(),
-                open_folders: Vec::new(),
-                division_keys: Vec::new(),
-                scale_keys: Vec::new(),
-                scale_products: Vec::new(),
-                external_sources: Vec::new(),
-                named_values: Vec::new(),
                 hyperparameters: vec![HyperFile {
                     mllog: vec!["opt_base_learning_rate".into()],
                     key: "learning_rate".into(),
@@ -2407,6 +2414,7 @@ mod tests {
                     benchmarks: Vec::new(),
                     why: String::new(),
                 }],
+                ..bare()
             })
             .expect_err("a bad per_samples is an error");
             assert!(
@@ -2448,17 +2456,8 @@ mod tests {
         assert_eq!(product(&p, &tp1, &[&common]), Some(vec![256.0, 2.0]));
         // A product of a measure scale_keys lacks is refused.
         let e = ConfigLog::new(ConfigLogFile {
-            relative_tolerance: 1e-6,
-            checkpoint_keys: Vec::new(),
-            unlinked_folders: Vec::new(),
-            helper_folders: Vec::new(),
-            open_folders: Vec::new(),
-            division_keys: Vec::new(),
-            scale_keys: Vec::new(),
             scale_products: vec![p],
-            external_sources: Vec::new(),
-            named_values: Vec::new(),
-            hyperparameters: Vec::new(),
+            ..bare()
         })
         .expect_err("no such measure");
         assert!(e.contains("global_batch_size"), "{e}");
@@ -2473,15 +2472,8 @@ mod tests {
             ["implementations", "sys_a", "x"]
         );
         let c = ConfigLog::new(ConfigLogFile {
-            relative_tolerance: 1e-6,
-            checkpoint_keys: Vec::new(),
             unlinked_folders: vec!["test_data".into()],
             helper_folders: vec!["scripts".into()],
-            open_folders: Vec::new(),
-            division_keys: Vec::new(),
-            scale_keys: Vec::new(),
-            scale_products: Vec::new(),
-            external_sources: Vec::new(),
             named_values: vec![NamedValues {
                 mllog: "opt_learning_rate_decay_schedule".into(),
                 means: BTreeMap::from([(
@@ -2493,7 +2485,7 @@ mod tests {
                 number_lists: true,
                 why: String::new(),
             }],
-            hyperparameters: Vec::new(),
+            ..bare()
         })
         .expect("compiles");
         // Step boundaries are another schedule; one number is no list.
