@@ -1131,6 +1131,41 @@ fn a_config_against_the_log_of_its_own_run() {
         ]
     );
     assert_eq!(pol008("node_pick_shared"), Vec::<(String, u64)>::new());
+    // A YAML of named configs that run_and_time.sh picks from with
+    // `--config NAME` (Graphcore's configs.yml): of the picked blocks,
+    // the one of a system's scale (replicas x batch size: 16 x 16 = 256
+    // for example_system, 32 x 16 for other_system) is its runs'. Its
+    // abs_learning_rate 0.0002 contradicts the logged 0.0001, though a
+    // block no launcher picks gives 0.0001; the 32-replica block merges
+    // the 16's and sets its own 0.0001, which other_system logs.
+    assert_eq!(
+        pol008("named_pick"),
+        vec![
+            (format!("{scripts}configs.yml"), 13),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
+    assert_eq!(pol008("named_pick_agree"), Vec::<(String, u64)>::new());
+    // The block no launcher picks is another model's: its RMSprop is no
+    // POL007 (the picked blocks' adam is the reference).
+    for case in ["named_pick", "named_pick_agree"] {
+        let out = std::process::Command::new(bin)
+            .args(["check", "--ruleset", "5.0.0", "--format", "json"])
+            .arg(base.join(case).join("Org"))
+            .output()
+            .expect("mlaudit runs");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let pol007: Vec<&serde_json::Value> = j["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["code"] == "POL007")
+            .collect();
+        assert!(pol007.is_empty(), "{case}: {pol007:#?}");
+    }
     // The system's folder holds a README and a description of the
     // implementation (a JSON named after the system, Inspur's v0.7
     // `nf5488_pytorch_implementation_closed.json`) or an empty one (LBNL's

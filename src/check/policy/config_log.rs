@@ -78,6 +78,11 @@ pub struct ConfigLogFile {
     /// learning-rate schedule): what each means.
     #[serde(default)]
     named_values: Vec<NamedValues>,
+    /// Flags (normal form) by which a launcher picks one named config of
+    /// a YAML of several (`train.py --config NAME`,
+    /// [`super::named_configs`]).
+    #[serde(default)]
+    named_config_flags: Vec<String>,
     hyperparameters: Vec<HyperFile>,
 }
 
@@ -267,6 +272,7 @@ pub struct ConfigLog {
     /// that mean it, and those that mean something else.
     named: Named,
     named_keys: Vec<String>,
+    named_config_flags: Vec<String>,
 }
 
 impl ConfigLog {
@@ -341,7 +347,14 @@ impl ConfigLog {
             external_sources: file.external_sources,
             named_keys: file.named_values.iter().map(|n| n.mllog.clone()).collect(),
             named: named_values(file.named_values)?,
+            named_config_flags: file.named_config_flags,
         })
+    }
+
+    /// The flags by which a launcher picks a named config
+    /// ([`ConfigLogFile::named_config_flags`]).
+    pub(super) fn named_config_flags(&self) -> &[String] {
+        &self.named_config_flags
     }
 
     /// Whether the config at `path` sits in a folder whose configs are no
@@ -379,6 +392,14 @@ impl ConfigLog {
                 && (!s.when_logged || runs.iter().any(|r| r.logged.values.contains_key(&s.mllog)))
                 && !numbers_of(entries, &s.keys).is_empty()
         })
+    }
+
+    /// Whether `entries` give every factor of a measure of scale
+    /// ([`ConfigLogFile::scale_products`]).
+    pub(super) fn gives_product(&self, entries: &[Entry]) -> bool {
+        self.scale_products
+            .iter()
+            .any(|p| product(p, entries, &[]).is_some())
     }
 
     /// Whether the config script `entries` gives a number to a measure
@@ -1063,7 +1084,16 @@ fn number(v: &serde_json::Value) -> Option<f64> {
 
 /// The runs of one (benchmark, system), the configs linked to them and
 /// the benchmark's configs in no system's folder, by index into the files.
-type Link<'a> = (&'a str, &'a [&'a RunLog], Vec<usize>, Vec<usize>);
+/// A benchmark, a system's runs, the configs linked to them, the
+/// benchmark's other configs, and for a linked YAML of named configs the
+/// one of the runs' scale ([`super::named_configs`]).
+type Link<'a> = (
+    &'a str,
+    &'a [&'a RunLog],
+    Vec<usize>,
+    Vec<usize>,
+    BTreeMap<usize, &'a [Entry]>,
+);
 
 /// POL008 findings: every linked config setting that no linked config
 /// gives the logged value (an option of a Hydra config group counts for
@@ -1086,6 +1116,13 @@ pub fn check(
             .push(l);
     }
     let all_systems: BTreeSet<&str> = logs.iter().map(|l| l.system.as_str()).collect();
+    // YAMLs of named configs: the blocks the launchers pick, together
+    // (those of a system's scale are picked out below).
+    let sections = super::named_configs::picked_sections(rules, files, parsed);
+    let picked: BTreeMap<usize, Vec<Entry>> = sections
+        .iter()
+        .map(|(&i, s)| (i, super::named_configs::together(s)))
+        .collect();
     // Which configs each (benchmark, system) links, by index into `files`,
     // and the benchmark's other configs.
     let mut links: Vec<Link> = Vec::new();
@@ -1208,6 +1245,38 @@ pub fn check(
             if linked.is_empty() && systems.len() > 1 && !has_folder() {
                 linked = scale_picked(rules, files, parsed, bm, &mine, system, systems);
             }
+            // A YAML of named configs: the one block of this system's
+            // scale, and of no other system's, is its (Graphcore's
+            // `mk2_resnet50_mlperf_pod16_lars`, 16 replicas x 20 x 10
+            // accumulated, for the runs that log a global batch of 3200).
+            let mut blocks: BTreeMap<usize, &[Entry]> = BTreeMap::new();
+            for &i in &mine {
+                let Some(secs) = sections.get(&i) else {
+                    continue;
+                };
+                if !(linked.is_empty() || linked.contains(&i)) {
+                    continue;
+                }
+                let of_scale = |s: &super::named_configs::Section, runs: &[&RunLog]| {
+                    rules.config_log.gives_product(&s.entries)
+                        && !rules.config_log.other_scale(&s.entries, &[], runs, true)
+                };
+                let mine_only: Vec<&super::named_configs::Section> = secs
+                    .iter()
+                    .filter(|s| of_scale(s, runs))
+                    .filter(|s| {
+                        !systems
+                            .iter()
+                            .any(|(o, r)| o != system && of_scale(s, r.as_slice()))
+                    })
+                    .collect();
+                if let [one] = mine_only.as_slice() {
+                    blocks.insert(i, one.entries.as_slice());
+                    if !linked.contains(&i) {
+                        linked.push(i);
+                    }
+                }
+            }
             // Configs in no system's folder (`mxnet/config_gigabyte.sh`
             // beside `<SYSTEM>/run_and_time.sh`); the configs of a system
             // with runs in the package are that system's.
@@ -1249,15 +1318,24 @@ pub fn check(
                     rest.retain(|i| i != one);
                 }
             }
-            links.push((bm, runs.as_slice(), linked, rest));
+            links.push((bm, runs.as_slice(), linked, rest, blocks));
         }
     }
-    for (bm, runs, linked, rest) in &links {
+    for (bm, runs, linked, rest, blocks) in &links {
         // A config saved with a checkpoint describes the model the run
-        // starts from (its pretraining), not the run: not compared.
+        // starts from (its pretraining), not the run: not compared. Of a
+        // YAML of named configs, the block of the runs' scale, else the
+        // blocks the launchers pick.
         let usable = |ids: &[usize]| -> Vec<(&ImplFile, &[Entry])> {
             ids.iter()
-                .filter_map(|&i| parsed.entries(i).map(|e| (&files[i], e)))
+                .filter_map(|&i| {
+                    blocks
+                        .get(&i)
+                        .copied()
+                        .or_else(|| picked.get(&i).map(Vec::as_slice))
+                        .or_else(|| parsed.entries(i))
+                        .map(|e| (&files[i], e))
+                })
                 .filter(|(_, e)| {
                     !rules.config_log.is_checkpoint(e) && !rules.config_log.declares_open(e)
                 })
@@ -2395,6 +2473,7 @@ mod tests {
             scale_products: Vec::new(),
             external_sources: Vec::new(),
             named_values: Vec::new(),
+            named_config_flags: Vec::new(),
             hyperparameters: Vec::new(),
         }
     }

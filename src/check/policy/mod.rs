@@ -33,6 +33,7 @@ pub mod hyperparams;
 pub mod interpolate;
 mod log_fixed;
 mod log_settings;
+pub mod named_configs;
 pub mod optimizer;
 pub mod parsed;
 pub mod prefilter;
@@ -522,6 +523,23 @@ pub fn check_parsed_configs(
         })
         .collect();
     out.extend(config_fixed::check(rules, files, parsed));
+    // A YAML of named configs (Graphcore's `configs.yml`): the optimizer
+    // and the pinned values of a block no launcher picks are another
+    // model's (EfficientNet's RMSprop beside ResNet-50's LARS).
+    let sections = named_configs::picked_sections(rules, files, parsed);
+    if !sections.is_empty() {
+        let picked: HashMap<&str, BTreeSet<u64>> = sections
+            .iter()
+            .map(|(&i, s)| (files[i].file.path.as_str(), named_configs::lines(s)))
+            .collect();
+        out.retain(|f| {
+            !(f.code == code::POL007.id || f.code == code::POL009.id)
+                || match (picked.get(f.path.as_str()), f.line) {
+                    (Some(lines), Some(line)) => lines.contains(&line),
+                    _ => true,
+                }
+        });
+    }
     crate::finding::sort_findings(&mut out);
     // Repeatability notes: one per setting as written and implementation
     // (the first file that writes it: twenty configs of one implementation
