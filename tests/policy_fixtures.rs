@@ -1149,6 +1149,23 @@ fn a_config_against_the_log_of_its_own_run() {
         ]
     );
     assert_eq!(pol008("named_pick_agree"), Vec::<(String, u64)>::new());
+    // Two config scripts of the runs' scale: NVIDIA's, and the system's
+    // own named after it (ASUSTeK's config_ESC_N8_H200.sh beside
+    // config_DGXH200_1x8x2048.sh). The system's is the runs': its LR
+    // 0.0002 contradicts the logged 0.0001, which NVIDIA's gives; the
+    // other way round, NVIDIA's value is not blamed.
+    assert_eq!(
+        pol008("system_named"),
+        vec![
+            (format!("{scripts}config_EXAMPLE_SYSTEM_8GPU.sh"), 5),
+            (format!("{scripts}run_and_time.sh"), 3),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
+    assert_eq!(pol008("system_named_agree"), Vec::<(String, u64)>::new());
     // The block no launcher picks is another model's: its RMSprop is no
     // POL007 (the picked blocks' adam is the reference).
     for case in ["named_pick", "named_pick_agree"] {

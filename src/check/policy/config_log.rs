@@ -1363,10 +1363,24 @@ pub fn check(
         let some_of_scale = linked_files
             .iter()
             .any(|c| script(c) && rules.config_log.gives_scale(c.1, runs) && !other(c, true));
-        let mine: Vec<(&ImplFile, &[Entry])> = linked_files
+        let mut mine: Vec<(&ImplFile, &[Entry])> = linked_files
             .into_iter()
             .filter(|c| !some_of_scale || !other(c, true))
             .collect();
+        // Of several config scripts of the runs' scale in one folder, the
+        // one named after the system is the runs' (ASUSTeK's
+        // config_ESC_N8_H200.sh for system ESC_N8_E11, beside NVIDIA's
+        // config_DGXH200_1x8x2048.sh, which it was made from).
+        let system = runs.first().map_or("", |r| r.system.as_str());
+        let named: Vec<&str> = mine
+            .iter()
+            .filter(|c| script(c) && script_named_after(&c.0.file.path, system))
+            .map(|c| c.0.file.path.as_str())
+            .collect();
+        if let [own] = named.as_slice() {
+            let own = own.to_string();
+            mine.retain(|c| !alternative_scripts(&c.0.file.path, &own));
+        }
         // What a sourced file assigns and every linked script that sources
         // it assigns again afterwards is not the run's.
         let trimmed = overridden_out(&mine);
@@ -1685,6 +1699,29 @@ fn alternative_scripts(a: &str, b: &str) -> bool {
         && is_config_script(b)
         && !common(a)
         && !common(b)
+}
+
+/// Whether the config script at `path` is named after `system`: its name
+/// after `config_` opens with the system's first two parts or more
+/// (`config_ESC_N8_H200.sh` for `ESC_N8_E11`; parts split at `_` and `-`,
+/// compared ignoring case).
+fn script_named_after(path: &str, system: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let Some(stem) = name
+        .strip_prefix("config_")
+        .and_then(|n| n.strip_suffix(".sh"))
+    else {
+        return false;
+    };
+    let parts = |s: &str| -> Vec<String> {
+        s.split(['_', '-'])
+            .filter(|p| !p.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let (a, b) = (parts(stem), parts(system));
+    let shared = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    shared >= 2 || (shared >= 1 && shared == b.len())
 }
 
 fn is_config_script(path: &str) -> bool {
@@ -2476,6 +2513,31 @@ mod tests {
             named_config_flags: Vec::new(),
             hyperparameters: Vec::new(),
         }
+    }
+
+    #[test]
+    fn scripts_named_after_a_system() {
+        let p = "benchmarks/gnn/implementations/dgl/";
+        assert!(script_named_after(
+            &format!("{p}config_ESC_N8_H200.sh"),
+            "ESC_N8_E11"
+        ));
+        assert!(script_named_after(
+            &format!("{p}config_xe9680-1x8.sh"),
+            "XE9680"
+        ));
+        assert!(!script_named_after(
+            &format!("{p}config_DGXH200_1x8x2048.sh"),
+            "ESC_N8_E11"
+        ));
+        assert!(!script_named_after(
+            &format!("{p}config_ESC_N9.sh"),
+            "ESC_N8_E11"
+        ));
+        assert!(!script_named_after(
+            &format!("{p}run_ESC_N8.sh"),
+            "ESC_N8_E11"
+        ));
     }
 
     /// `per_samples` must be positive numbers: a zero would divide by it.
