@@ -1902,7 +1902,10 @@ fn settings_with(
                 .collect::<Vec<_>>()
                 .join("_");
             let hypers = rules.config_log.mllog_keys(&e.path, &outer, &f.benchmark);
-            if hypers.is_empty() && !rules.frameworks.is_optimizer_key(&key_n) {
+            if hypers.is_empty()
+                && !rules.frameworks.is_optimizer_key(&key_n)
+                && rules.frameworks.optimizer_switch_off(&key_n).is_none()
+            {
                 continue;
             }
             let per_samples = rules.config_log.per_samples(&e.path, &outer, &f.benchmark);
@@ -1919,6 +1922,16 @@ fn settings_with(
                     refs: refs.clone(),
                 };
                 if let Some(m) = rules.frameworks.optimizer(&key_n, &normalize(&v), &v) {
+                    out.entry("opt_name".into())
+                        .or_default()
+                        .push(set(m.to_string()));
+                } else if let Some(m) = rules
+                    .frameworks
+                    .optimizer_switch_off(&key_n)
+                    .filter(|_| !v.trim().is_empty() && rules.signals.is_off(&v))
+                {
+                    // A switch set off puts another optimizer in place
+                    // (`--enable_lars=False`: momentum SGD).
                     out.entry("opt_name".into())
                         .or_default()
                         .push(set(m.to_string()));
@@ -2367,6 +2380,37 @@ mod tests {
             lines(origins(&files, 1, "LR", "0.1", &Env::default())),
             [("own/run.sh".into(), 1)]
         );
+    }
+
+    /// A switch set off names the optimizer it leaves in place
+    /// (`--enable_lars=False`: momentum SGD); on, or alone, it names none
+    /// here (the scan reports it, POL007).
+    #[test]
+    fn a_switch_set_off_names_an_optimizer() {
+        use crate::discover::tree::FileRef;
+        let rules = crate::check::policy::test_support::rules();
+        let f = ImplFile {
+            benchmark: "resnet".into(),
+            implementation: None,
+            file: FileRef {
+                path: "resnet/run_and_time.sh".into(),
+                fs: std::path::PathBuf::from("run_and_time.sh"),
+            },
+        };
+        let opt = |line: &str| -> Vec<String> {
+            let e = configs::parse(line, configs::Format::Shell);
+            settings(&rules, &[(&f, e.as_slice())], interpolate::expand)
+                .get("opt_name")
+                .map(|v| v.iter().map(|s| s.value.clone()).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            opt("python resnet_main.py --enable_lars=False --momentum=0.9\n"),
+            ["sgd"]
+        );
+        assert_eq!(opt("python resnet_main.py --enable_lars=0\n"), ["sgd"]);
+        assert!(opt("python resnet_main.py --enable_lars=True\n").is_empty());
+        assert!(opt("python resnet_main.py --enable_lars --momentum=0.9\n").is_empty());
     }
 
     /// A sourced file's name with its variables as wildcards.
