@@ -10,6 +10,7 @@
 //! `named_config_flags`).
 
 use super::configs::{Entry, EntryKind};
+use super::interpolate::{self, Env};
 use super::parsed::ParsedConfigs;
 use super::signals::normalize;
 use super::PolicyRules;
@@ -36,18 +37,35 @@ pub fn picked_names(
     if flags.is_empty() {
         return BTreeSet::new();
     }
-    files
+    let own: Vec<&[Entry]> = files
         .iter()
         .enumerate()
         .filter(|(i, f)| f.benchmark == bm && !parsed.vendored(*i))
         .filter_map(|(i, _)| parsed.entries(i))
+        .collect();
+    let picks: Vec<&Entry> = own
+        .iter()
         .flat_map(|entries| entries.iter())
         .filter(|e| {
             e.kind == EntryKind::Flag
                 && !e.value.is_empty()
                 && e.path.last().is_some_and(|k| flags.contains(&normalize(k)))
         })
-        .map(|e| e.value.trim().trim_matches(['"', '\'']).to_string())
+        .collect();
+    if picks.is_empty() {
+        return BTreeSet::new();
+    }
+    // A name given through a variable (`--config ${CONFIG}`, the
+    // benchmark's scripts assigning CONFIG): each value it can take.
+    let mut env = Env::default();
+    for entries in &own {
+        env.add(entries);
+    }
+    picks
+        .iter()
+        .flat_map(|e| interpolate::expand(&e.value, &env, &BTreeMap::new()))
+        .map(|v| v.trim().trim_matches(['"', '\'']).to_string())
+        .filter(|v| !v.is_empty() && !v.contains('$'))
         .collect()
 }
 
@@ -227,6 +245,35 @@ lars64:
             !lines(&got).contains(&7),
             "effnet's line is no picked block's"
         );
+    }
+
+    #[test]
+    fn names_given_through_a_variable() {
+        use crate::discover::tree::FileRef;
+        let file = |p: &str| ImplFile {
+            benchmark: "resnet".into(),
+            implementation: None,
+            file: FileRef {
+                path: p.to_string(),
+                fs: std::path::PathBuf::from(p),
+            },
+        };
+        let files = [file("tf/run_and_time.sh"), file("tf/configs.yml")];
+        let sh = "if [ \"$N\" = 16 ]; then CONFIG=lars16; else CONFIG=lars64; fi\n\
+                  python train.py --config \"${CONFIG}\" --seed 1\n";
+        let rules = crate::check::policy::test_support::rules();
+        let parsed = ParsedConfigs::from_entries(
+            &rules,
+            &files,
+            vec![
+                (0, parse(sh, Format::Shell)),
+                (1, parse(YAML, Format::Yaml)),
+            ],
+            vec![false, false],
+        );
+        let got = picked_names(&["config".to_string()], &files, &parsed, "resnet");
+        assert_eq!(got, names(&["lars16", "lars64"]));
+        assert!(picked_names(&["config".to_string()], &files, &parsed, "bert").is_empty());
     }
 
     #[test]
