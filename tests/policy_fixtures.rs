@@ -1166,6 +1166,21 @@ fn a_config_against_the_log_of_its_own_run() {
         ]
     );
     assert_eq!(pol008("system_named_agree"), Vec::<(String, u64)>::new());
+    // Two systems and no folder of theirs; the configs are named after
+    // them (Graphcore's v1.1 BERT configs/mk2/pod16-closed.json for system
+    // ipu-pod16-POPART-closed): each is its system's runs'. pod16's
+    // init_lr 0.0002 contradicts the logged 0.0001; pod64's agrees.
+    assert_eq!(
+        pol008("system_config"),
+        vec![
+            (format!("{scripts}configs/pod16-closed.json"), 2),
+            (
+                "results/ex-pod16-closed/retinanet/result_0.txt".to_string(),
+                15
+            ),
+        ]
+    );
+    assert_eq!(pol008("system_config_agree"), Vec::<(String, u64)>::new());
     // The block no launcher picks is another model's: its RMSprop is no
     // POL007 (the picked blocks' adam is the reference).
     for case in ["named_pick", "named_pick_agree"] {

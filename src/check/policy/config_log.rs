@@ -1245,6 +1245,26 @@ pub fn check(
             if linked.is_empty() && systems.len() > 1 && !has_folder() {
                 linked = scale_picked(rules, files, parsed, bm, &mine, system, systems);
             }
+            // Still none: the configs named after this system and no other
+            // (Graphcore's v1.1 BERT configs/mk2/pod16-closed.json for
+            // system ipu-pod16-POPART-closed, beside pod64-closed.json).
+            if linked.is_empty() && systems.len() > 1 && !has_folder() {
+                let stem_of = |i: usize| {
+                    let name = files[i].file.path.rsplit('/').next().unwrap_or_default();
+                    name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
+                };
+                linked = mine
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let stem = stem_of(i);
+                        config_named_after(&stem, system)
+                            && !systems
+                                .keys()
+                                .any(|o| o != system && config_named_after(&stem, o))
+                    })
+                    .collect();
+            }
             // A YAML of named configs: the one block of this system's
             // scale, and of no other system's, is its (Graphcore's
             // `mk2_resnet50_mlperf_pod16_lars`, 16 replicas x 20 x 10
@@ -1722,6 +1742,22 @@ fn script_named_after(path: &str, system: &str) -> bool {
     let (a, b) = (parts(stem), parts(system));
     let shared = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     shared >= 2 || (shared >= 1 && shared == b.len())
+}
+
+/// Whether a config's file name without its extension (`pod16-closed`)
+/// names `system` (`ipu-pod16-POPART-closed`): two parts or more, each a
+/// part of the system's name, in its order (parts split at `_` and `-`,
+/// compared ignoring case).
+fn config_named_after(stem: &str, system: &str) -> bool {
+    let parts = |s: &str| -> Vec<String> {
+        s.split(['_', '-'])
+            .filter(|p| !p.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let (a, b) = (parts(stem), parts(system));
+    let mut rest = b.iter();
+    a.len() >= 2 && a.iter().all(|p| rest.any(|q| q == p))
 }
 
 fn is_config_script(path: &str) -> bool {
@@ -2582,6 +2618,24 @@ mod tests {
             &format!("{p}run_ESC_N8.sh"),
             "ESC_N8_E11"
         ));
+    }
+
+    #[test]
+    fn configs_named_after_a_system() {
+        assert!(config_named_after(
+            "pod16-closed",
+            "ipu-pod16-POPART-closed"
+        ));
+        assert!(!config_named_after(
+            "pod64-closed-12288",
+            "ipu-pod64-POPART-closed"
+        ));
+        assert!(!config_named_after(
+            "closed-pod16",
+            "ipu-pod16-POPART-closed"
+        ));
+        assert!(!config_named_after("pod16", "ipu-pod16-POPART-closed"));
+        assert!(!config_named_after("pod16-open", "ipu-pod16-POPART-closed"));
     }
 
     /// `per_samples` must be positive numbers: a zero would divide by it.
