@@ -969,7 +969,8 @@ fn repeat_shows_the_configs_of_the_runs_system() {
 fn a_config_against_the_log_of_its_own_run() {
     let bin = env!("CARGO_BIN_EXE_mlaudit");
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policy/config_log");
-    let pol008 = |case: &str| -> Vec<(String, u64)> {
+    // The findings of one code: the path below Org/ and the line.
+    let found = |case: &str, code: &str| -> Vec<(String, u64)> {
         let out = std::process::Command::new(bin)
             .args(["check", "--ruleset", "5.0.0", "--format", "json"])
             .arg(base.join(case).join("Org"))
@@ -980,7 +981,7 @@ fn a_config_against_the_log_of_its_own_run() {
             .as_array()
             .expect("findings")
             .iter()
-            .filter(|f| f["code"] == "POL008")
+            .filter(|f| f["code"] == code)
             .map(|f| {
                 let p = f["path"].as_str().unwrap_or_default();
                 let tail = p.rsplit_once("/Org/").map_or(p, |(_, t)| t);
@@ -990,6 +991,7 @@ fn a_config_against_the_log_of_its_own_run() {
         got.sort();
         got
     };
+    let pol008 = |case: &str| found(case, "POL008");
     assert_eq!(pol008("agree"), Vec::<(String, u64)>::new());
     // The system's folder holds its own config script: its defaults
     // (`LR=${LR:-0.0002}`) are the run's, and a sibling folder's script of
@@ -1069,6 +1071,14 @@ fn a_config_against_the_log_of_its_own_run() {
     // another scale's and answers nothing. With the two values the other
     // way round, quiet.
     let scripts = "benchmarks/retinanet/implementations/pytorch/";
+    // A POL008 at a config line of pytorch/ and at the first run's
+    // learning-rate line (15) of a system.
+    let config_and_log = |config: &str, line: u64, system: &str| {
+        vec![
+            (format!("{scripts}{config}"), line),
+            (format!("results/{system}/retinanet/result_0.txt"), 15),
+        ]
+    };
     assert_eq!(
         pol008("per_scale"),
         vec![
@@ -1122,13 +1132,7 @@ fn a_config_against_the_log_of_its_own_run() {
     // log that node count, it is neither's.
     assert_eq!(
         pol008("node_pick"),
-        vec![
-            (format!("{scripts}run_2x8x16.yaml"), 2),
-            (
-                "results/example_system/retinanet/result_0.txt".to_string(),
-                15
-            ),
-        ]
+        config_and_log("run_2x8x16.yaml", 2, "example_system")
     );
     assert_eq!(pol008("node_pick_shared"), Vec::<(String, u64)>::new());
     // A YAML of named configs that run_and_time.sh picks from with
@@ -1140,13 +1144,7 @@ fn a_config_against_the_log_of_its_own_run() {
     // the 16's and sets its own 0.0001, which other_system logs.
     assert_eq!(
         pol008("named_pick"),
-        vec![
-            (format!("{scripts}configs.yml"), 13),
-            (
-                "results/example_system/retinanet/result_0.txt".to_string(),
-                15
-            ),
-        ]
+        config_and_log("configs.yml", 13, "example_system")
     );
     assert_eq!(pol008("named_pick_agree"), Vec::<(String, u64)>::new());
     // Two config scripts of the runs' scale: NVIDIA's, and the system's
@@ -1154,17 +1152,9 @@ fn a_config_against_the_log_of_its_own_run() {
     // config_DGXH200_1x8x2048.sh). The system's is the runs': its LR
     // 0.0002 contradicts the logged 0.0001, which NVIDIA's gives; the
     // other way round, NVIDIA's value is not blamed.
-    assert_eq!(
-        pol008("system_named"),
-        vec![
-            (format!("{scripts}config_EXAMPLE_SYSTEM_8GPU.sh"), 5),
-            (format!("{scripts}run_and_time.sh"), 3),
-            (
-                "results/example_system/retinanet/result_0.txt".to_string(),
-                15
-            ),
-        ]
-    );
+    let mut expected = config_and_log("config_EXAMPLE_SYSTEM_8GPU.sh", 5, "example_system");
+    expected.insert(1, (format!("{scripts}run_and_time.sh"), 3));
+    assert_eq!(pol008("system_named"), expected);
     assert_eq!(pol008("system_named_agree"), Vec::<(String, u64)>::new());
     // Two systems and no folder of theirs; the configs are named after
     // them (Graphcore's v1.1 BERT configs/mk2/pod16-closed.json for system
@@ -1172,31 +1162,13 @@ fn a_config_against_the_log_of_its_own_run() {
     // init_lr 0.0002 contradicts the logged 0.0001; pod64's agrees.
     assert_eq!(
         pol008("system_config"),
-        vec![
-            (format!("{scripts}configs/pod16-closed.json"), 2),
-            (
-                "results/ex-pod16-closed/retinanet/result_0.txt".to_string(),
-                15
-            ),
-        ]
+        config_and_log("configs/pod16-closed.json", 2, "ex-pod16-closed")
     );
     assert_eq!(pol008("system_config_agree"), Vec::<(String, u64)>::new());
     // The block no launcher picks is another model's: its RMSprop is no
     // POL007 (the picked blocks' adam is the reference).
     for case in ["named_pick", "named_pick_agree"] {
-        let out = std::process::Command::new(bin)
-            .args(["check", "--ruleset", "5.0.0", "--format", "json"])
-            .arg(base.join(case).join("Org"))
-            .output()
-            .expect("mlaudit runs");
-        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        let pol007: Vec<&serde_json::Value> = j["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .filter(|f| f["code"] == "POL007")
-            .collect();
-        assert!(pol007.is_empty(), "{case}: {pol007:#?}");
+        assert_eq!(found(case, "POL007"), Vec::<(String, u64)>::new(), "{case}");
     }
     // The system's folder holds a README and a description of the
     // implementation (a JSON named after the system, Inspur's v0.7

@@ -1723,8 +1723,7 @@ fn alternative_scripts(a: &str, b: &str) -> bool {
 
 /// Whether the config script at `path` is named after `system`: its name
 /// after `config_` opens with the system's first two parts or more
-/// (`config_ESC_N8_H200.sh` for `ESC_N8_E11`; parts split at `_` and `-`,
-/// compared ignoring case).
+/// (`config_ESC_N8_H200.sh` for `ESC_N8_E11`; [`name_parts`]).
 fn script_named_after(path: &str, system: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let Some(stem) = name
@@ -1733,31 +1732,26 @@ fn script_named_after(path: &str, system: &str) -> bool {
     else {
         return false;
     };
-    let parts = |s: &str| -> Vec<String> {
-        s.split(['_', '-'])
-            .filter(|p| !p.is_empty())
-            .map(str::to_ascii_lowercase)
-            .collect()
-    };
-    let (a, b) = (parts(stem), parts(system));
+    let (a, b) = (name_parts(stem), name_parts(system));
     let shared = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     shared >= 2 || (shared >= 1 && shared == b.len())
 }
 
 /// Whether a config's file name without its extension (`pod16-closed`)
 /// names `system` (`ipu-pod16-POPART-closed`): two parts or more, each a
-/// part of the system's name, in its order (parts split at `_` and `-`,
-/// compared ignoring case).
+/// part of the system's name, in its order ([`name_parts`]).
 fn config_named_after(stem: &str, system: &str) -> bool {
-    let parts = |s: &str| -> Vec<String> {
-        s.split(['_', '-'])
-            .filter(|p| !p.is_empty())
-            .map(str::to_ascii_lowercase)
-            .collect()
-    };
-    let (a, b) = (parts(stem), parts(system));
+    let (a, b) = (name_parts(stem), name_parts(system));
     let mut rest = b.iter();
     a.len() >= 2 && a.iter().all(|p| rest.any(|q| q == p))
+}
+
+/// A name's parts, split at `_` and `-`, in lower case.
+fn name_parts(s: &str) -> Vec<String> {
+    s.split(['_', '-'])
+        .filter(|p| !p.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
 }
 
 fn is_config_script(path: &str) -> bool {
