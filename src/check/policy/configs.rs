@@ -229,15 +229,45 @@ fn batch_directive(line: &str) -> Option<String> {
 }
 
 /// The first word of a shell value: a quoted string, or text up to white space.
-fn first_word(v: &str) -> &str {
+fn first_word(v: &str) -> std::borrow::Cow<'_, str> {
     let v = v.trim();
-    if let Some(q) = v.chars().next().filter(|c| *c == '"' || *c == '\'') {
-        if let Some(end) = v[1..].find(q) {
-            return &v[1..1 + end];
-        }
-        return &v[1..];
+    if let Some(inner) = v.strip_prefix('\'') {
+        return inner.split('\'').next().unwrap_or(inner).into();
     }
-    v.split_whitespace().next().unwrap_or("")
+    if let Some(inner) = v.strip_prefix('"') {
+        // Inside double quotes a backslash escapes `"`, `\`, `$` and
+        // `` ` ``: `"{\"optimizer\": ...}"` holds a JSON object.
+        let mut end = inner.len();
+        let mut escaped = false;
+        for (i, c) in inner.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let body = &inner[..end];
+        if !body.contains('\\') {
+            return body.into();
+        }
+        let mut out = String::with_capacity(body.len());
+        let mut chars = body.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, chars.peek()) {
+                ('\\', Some(&n)) if matches!(n, '"' | '\\' | '$' | '`') => {
+                    out.push(n);
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        }
+        return out.into();
+    }
+    v.split_whitespace().next().unwrap_or("").into()
 }
 
 pub(super) fn flags(line: &str, lineno: u64, parents: &[String], out: &mut Vec<Entry>) {
@@ -1195,7 +1225,7 @@ fn oc_env_defaults(code: &str, lineno: u64, parents: &[String], out: &mut Vec<En
 /// rather than an assignment.
 /// The file a shell line reads (`source FILE`, `. FILE`), as written,
 /// quotes removed.
-fn sourced(t: &str) -> Option<&str> {
+fn sourced(t: &str) -> Option<std::borrow::Cow<'_, str>> {
     let rest = t
         .strip_prefix("source ")
         .or_else(|| t.strip_prefix(". "))?
@@ -1217,7 +1247,7 @@ fn sourced(t: &str) -> Option<&str> {
                 depth == 0 && (c.is_whitespace() || c == ';' || c == '&' || c == '|')
             })
             .map_or(rest.len(), |(i, _)| i);
-        &rest[..end]
+        rest[..end].into()
     };
     (!file.is_empty()).then_some(file)
 }
@@ -3261,7 +3291,7 @@ mod tests {
             ("sourced=1", None),
             ("./run.sh", None),
         ] {
-            assert_eq!(sourced(line), want, "{line}");
+            assert_eq!(sourced(line).as_deref(), want, "{line}");
         }
         let e = parse("#!/bin/bash\nsource a.sh\nexport LR=1\n", Format::Shell);
         assert_eq!(e[0].kind, EntryKind::Source);
@@ -4073,5 +4103,23 @@ mod tests {
                 (8, "trainer.e", "${.}"),
             ],
         );
+    }
+
+    /// A double-quoted shell value keeps its escaped quotes as quotes: a
+    /// DeepSpeed config written `"{\"optimizer\": ...}"` is JSON.
+    #[test]
+    fn escaped_json_in_a_double_quoted_variable() {
+        assert_eq!(first_word(r#""a \"b\" \$c" d"#), r#"a "b" $c"#);
+        assert_eq!(first_word(r#""plain" d"#), "plain");
+        assert_eq!(first_word("'a \\\"b' d"), "a \\\"b");
+        let e = parse(
+            "export DS_CONFIG=\"{\\\"optimizer\\\": {\\\"type\\\": \\\"ZeroOneAdam\\\"}}\"\n",
+            Format::Shell,
+        );
+        let found = e
+            .iter()
+            .find(|x| x.path == ["DS_CONFIG", "optimizer", "type"])
+            .expect("the JSON's key");
+        assert_eq!((found.value.as_str(), found.line), ("ZeroOneAdam", 1));
     }
 }
