@@ -1165,6 +1165,55 @@ fn a_config_against_the_log_of_its_own_run() {
         config_and_log("configs/pod16-closed.json", 2, "ex-pod16-closed")
     );
     assert_eq!(pol008("system_config_agree"), Vec::<(String, u64)>::new());
+    // The run's script sources `config_common_bs_${BATCHSIZE}.sh` after
+    // `BATCHSIZE=32` (NVIDIA's v5.1 Flux config_common_gbs_*.sh): the bs_32
+    // file is part of it and its LR 0.0002 contradicts the logged 0.0001,
+    // though bs_64 (another batch's) gives 0.0001; the other way round,
+    // bs_64's value is not blamed. config_mounts.sh, which gives no
+    // scale, does not make the run's script one of several.
+    let mut expected = config_and_log("config_common_bs_32.sh", 2, "example_system");
+    expected.insert(1, (format!("{scripts}run_and_time.sh"), 2));
+    assert_eq!(pol008("sourced_family"), expected);
+    assert_eq!(pol008("sourced_family_agree"), Vec::<(String, u64)>::new());
+    // Warmup in epochs and the optimizer's momentum are compared with the
+    // log (opt_learning_rate_warmup_epochs 1, opt_momentum 0.9); a
+    // normalization's nested momentum (0.1) is not the optimizer's.
+    assert_eq!(
+        pol008("epochs_momentum"),
+        vec![
+            (format!("{scripts}config_DGXH100_1x8x32.sh"), 5),
+            (format!("{scripts}config_DGXH100_1x8x32.sh"), 6),
+            // --warmup-epochs and --momentum, on one launcher line.
+            (format!("{scripts}run_and_time.sh"), 2),
+            (format!("{scripts}run_and_time.sh"), 2),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                17
+            ),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                18
+            ),
+        ]
+    );
+    assert_eq!(pol008("epochs_momentum_agree"), Vec::<(String, u64)>::new());
+    // NVIDIA's LLM scripts give their scale as nodes x GPUs / (tensor x
+    // context parallel) x MINIBS: 32 x 4 / 4 x 8 = 256, the logged global
+    // batch. The 1024 script is another scale's, and so is the common
+    // file only it sources (config_common_big.sh's WEIGHT_DECAY=0.05,
+    // like v5.1 llama31_8b's config_common_405b.sh); the run's own
+    // WEIGHT_DECAY=0.1 contradicts the logged 0.0.
+    assert_eq!(
+        pol008("model_parallel"),
+        vec![
+            (format!("{scripts}config_X_32x4x8xtp1cp4.sh"), 9),
+            (
+                "results/example_system/retinanet/result_0.txt".to_string(),
+                16
+            ),
+        ]
+    );
+    assert_eq!(pol008("model_parallel_agree"), Vec::<(String, u64)>::new());
     // The block no launcher picks is another model's: its RMSprop is no
     // POL007 (the picked blocks' adam is the reference).
     for case in ["named_pick", "named_pick_agree"] {

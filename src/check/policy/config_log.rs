@@ -137,6 +137,11 @@ struct HyperFile {
     /// Llama 3.1 8B).
     #[serde(default)]
     benchmarks: Vec<String>,
+    /// When true, the key counts only with no parent: a script's variable,
+    /// a launcher's flag or a config's top-level key (NVIDIA's MXNet
+    /// `MOM`; a `momentum` nested elsewhere is a normalization's).
+    #[serde(default)]
+    top: bool,
     #[allow(dead_code)]
     why: String,
 }
@@ -153,6 +158,7 @@ struct Hyper {
     per_samples: Vec<f64>,
     per_samples_in: Vec<String>,
     benchmarks: Vec<String>,
+    top: bool,
 }
 
 /// Mappings with their keys in one set: every setting of every linked
@@ -247,6 +253,11 @@ pub(super) struct ScaleProduct {
     /// instances): no product is taken.
     #[serde(default)]
     unless: Vec<String>,
+    /// Factors that divide when the script gives them: the accelerators
+    /// that hold one copy of the model together (tensor, pipeline and
+    /// context parallelism of NVIDIA's LLM scripts).
+    #[serde(default)]
+    divisors: Vec<Vec<String>>,
     #[serde(default)]
     #[allow(dead_code)]
     why: String,
@@ -306,6 +317,7 @@ impl ConfigLog {
                     per_samples: h.per_samples,
                     per_samples_in: h.per_samples_in,
                     benchmarks: h.benchmarks,
+                    top: h.top,
                 },
             ));
         }
@@ -387,11 +399,23 @@ impl ConfigLog {
     /// of scale ([`ConfigLogFile::scale_keys`]), one `runs` log when it
     /// counts only then ([`ScaleFile::when_logged`]).
     pub(super) fn gives_scale(&self, entries: &[Entry], runs: &[&RunLog]) -> bool {
+        let logs = |mllog: &str| runs.iter().any(|r| r.logged.values.contains_key(mllog));
         self.scale_keys.iter().any(|s| {
             self.measures(s, entries)
-                && (!s.when_logged || runs.iter().any(|r| r.logged.values.contains_key(&s.mllog)))
+                && (!s.when_logged || logs(&s.mllog))
                 && !numbers_of(entries, &s.keys).is_empty()
-        })
+        }) || self
+            .scale_products
+            .iter()
+            .any(|p| !p.divisors.is_empty() && logs(&p.mllog) && product(p, entries, &[]).is_some())
+    }
+
+    /// Whether the config script `entries` gives a number to a measure of
+    /// scale, logged or not.
+    pub(super) fn names_scale(&self, entries: &[Entry]) -> bool {
+        self.scale_keys
+            .iter()
+            .any(|s| self.measures(s, entries) && !numbers_of(entries, &s.keys).is_empty())
     }
 
     /// Whether `entries` give every factor of a measure of scale
@@ -705,6 +729,7 @@ fn matching<'a, 'p>(
         .into_iter()
         .filter_map(|i| hypers.list.get(i))
         .filter(move |h| h.benchmarks.is_empty() || h.benchmarks.iter().any(|b| b == bm))
+        .filter(move |h| !h.top || path.len() == 1)
         .filter(move |h| {
             // Parents are put in normal form only for a key that matched.
             h.parent
@@ -1026,8 +1051,19 @@ fn product(p: &ScaleProduct, entries: &[Entry], sourced: &[&[Entry]]) -> Option<
         .iter()
         .filter_map(|keys| last_number(entries, sourced, keys))
         .product();
+    let divisor: f64 = p
+        .divisors
+        .iter()
+        .filter_map(|keys| last_number(entries, sourced, keys))
+        .product();
+    if divisor <= 0.0 {
+        return None;
+    }
     let per_device = *factors.last()?;
-    Some(vec![factors.iter().product::<f64>() * optional, per_device])
+    Some(vec![
+        factors.iter().product::<f64>() * optional / divisor,
+        per_device,
+    ])
 }
 
 /// The settings of the files a config script at `path` of benchmark `bm`
@@ -1049,8 +1085,9 @@ fn sourced_of<'a>(
     let here = dir(path);
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| e.kind == EntryKind::Source) {
-        let name = e.value.rsplit('/').next().unwrap_or(&e.value);
-        if name.contains('$') || name.is_empty() {
+        let name = sourced_name(entries, e);
+        let name = name.as_str();
+        if name.contains('*') || name.is_empty() {
             continue;
         }
         let of_name: Vec<usize> = files
@@ -1383,10 +1420,32 @@ pub fn check(
         let some_of_scale = linked_files
             .iter()
             .any(|c| script(c) && rules.config_log.gives_scale(c.1, runs) && !other(c, true));
-        let mut mine: Vec<(&ImplFile, &[Entry])> = linked_files
+        let (mut mine, gone): (Vec<Config>, Vec<Config>) = usable(linked)
             .into_iter()
-            .filter(|c| !some_of_scale || !other(c, true))
+            .partition(|c| !other(c, false) && (!some_of_scale || !other(c, true)));
+        // A file that only those other scales' scripts source goes with
+        // them (NVIDIA's v5.1 config_common_405b.sh, MIN_LR=8e-7, which the
+        // 405B-sized scripts beside the 8B ones source).
+        let name_of = |c: &(&ImplFile, &[Entry])| {
+            c.0.file
+                .path
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let theirs: Vec<String> = mine
+            .iter()
+            .map(name_of)
+            .filter(|n| {
+                gone.iter()
+                    .any(|g| script(g) && source_line(g.1, n).is_some())
+                    && !mine
+                        .iter()
+                        .any(|k| name_of(k) != *n && source_line(k.1, n).is_some())
+            })
             .collect();
+        mine.retain(|c| !theirs.contains(&name_of(c)));
         // Of several config scripts of the runs' scale in one folder, the
         // one named after the system is the runs' (ASUSTeK's
         // config_ESC_N8_H200.sh for system ESC_N8_E11, beside NVIDIA's
@@ -1401,6 +1460,33 @@ pub fn check(
             let own = own.to_string();
             mine.retain(|c| !alternative_scripts(&c.0.file.path, &own));
         }
+        // A linked script that sources one of a family of files by a
+        // variable it sets (`config_common_gbs_${BATCHSIZE}.sh` after
+        // `BATCHSIZE=2048`) reads that one: the others are other scales'.
+        let others_of_family: BTreeSet<String> = mine
+            .iter()
+            .filter(|c| script(c))
+            .flat_map(|(_, e)| {
+                e.iter()
+                    .filter(|x| x.kind == EntryKind::Source)
+                    .map(|x| {
+                        let n = x.value.rsplit('/').next().unwrap_or(&x.value);
+                        (variable_parts_as_star(n), sourced_name(e, x))
+                    })
+                    .filter(|(star, name)| star != name && !name.contains('*'))
+            })
+            .flat_map(|(star, name)| {
+                mine.iter()
+                    .map(|c| c.0.file.path.as_str())
+                    .filter(move |p| {
+                        let n = p.rsplit('/').next().unwrap_or_default();
+                        n != name && super::signals::wildcard(&star, n)
+                    })
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        mine.retain(|c| !others_of_family.contains(&c.0.file.path));
         // What a sourced file assigns and every linked script that sources
         // it assigns again afterwards is not the run's.
         let trimmed = overridden_out(&mine);
@@ -1419,18 +1505,21 @@ pub fn check(
         // config_GX2560M7_001x04x064.sh, whose `LR=${LR:-0.000085}` is the
         // run's; the scripts of the sibling pytorch/ folder are DGX's).
         let own_script = mine.iter().any(&script);
-        let sourced: BTreeSet<&str> = mine
+        let sourced: BTreeSet<String> = mine
             .iter()
-            .flat_map(|(_, e)| e.iter())
-            .filter(|x| x.kind == EntryKind::Source)
-            .filter_map(|x| x.value.rsplit('/').next())
+            .flat_map(|(_, e)| {
+                e.iter()
+                    .filter(|x| x.kind == EntryKind::Source)
+                    .map(|x| sourced_name(e, x))
+            })
             .collect();
+        let is_sourced = |path: &str| {
+            let name = path.rsplit('/').next().unwrap_or_default();
+            sourced.iter().any(|p| super::signals::wildcard(p, name))
+        };
         let rest_files: Vec<(&ImplFile, &[Entry])> = usable(rest)
             .into_iter()
-            .filter(|c| {
-                let name = c.0.file.path.rsplit('/').next().unwrap_or_default();
-                !(own_script && script(c) && !sourced.contains(name))
-            })
+            .filter(|c| !(own_script && script(c) && !is_sourced(&c.0.file.path)))
             .collect();
         // What each of those config scripts (`config_*.sh`, what a run
         // sources) sets once the files it sources are read
@@ -1510,10 +1599,7 @@ fn with_sourced(files: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
     let sources = |e: &[Entry]| -> Vec<String> {
         e.iter()
             .filter(|x| x.kind == EntryKind::Source)
-            .map(|x| {
-                let n = x.value.rsplit('/').next().unwrap_or(&x.value);
-                variable_parts_as_star(n)
-            })
+            .map(|x| sourced_name(e, x))
             .collect()
     };
     let reads = |e: &[Entry], f: &ImplFile| {
@@ -1615,10 +1701,7 @@ fn source_line(entries: &[Entry], name: &str) -> Option<u64> {
     entries
         .iter()
         .find(|x| {
-            x.kind == EntryKind::Source && {
-                let n = x.value.rsplit('/').next().unwrap_or(&x.value);
-                super::signals::wildcard(&variable_parts_as_star(n), name)
-            }
+            x.kind == EntryKind::Source && super::signals::wildcard(&sourced_name(entries, x), name)
         })
         .map(|x| x.line)
 }
@@ -1663,6 +1746,39 @@ fn overridden_out(mine: &[(&ImplFile, &[Entry])]) -> Vec<Vec<Entry>> {
 
 /// `name` with each variable (`$X`, `${X}`, `$(...)`) as `*`.
 fn variable_parts_as_star(name: &str) -> String {
+    name_with_values(name, |_| None)
+}
+
+/// The name of the file a `source` line `x` of the script `entries` reads,
+/// each variable the script assigns a plain value before that line filled
+/// in, any other as `*`: `config_common_gbs_${BATCHSIZE}.sh` after
+/// `export BATCHSIZE=2048` is `config_common_gbs_2048.sh` (NVIDIA's v5.1
+/// Flux scripts: the other `config_common_gbs_*.sh` are other scales').
+fn sourced_name(entries: &[Entry], x: &Entry) -> String {
+    let name = x.value.rsplit('/').next().unwrap_or(&x.value);
+    name_with_values(name, |var| {
+        entries
+            .iter()
+            .rev()
+            .filter(|y| y.line < x.line)
+            .find(|y| {
+                y.kind == (EntryKind::Key { header: false })
+                    && y.path.len() == 1
+                    && y.path[0] == var
+            })
+            .map(|y| y.value.as_str())
+            .filter(|v| {
+                !v.is_empty()
+                    && v.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+            })
+            .map(str::to_string)
+    })
+}
+
+/// `name` with each variable given the value `value` has for its name
+/// (`$X`, `${X}`), any other (none, `${X:-d}`, `$(...)`) as `*`.
+fn name_with_values(name: &str, value: impl Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let mut chars = name.chars().peekable();
     while let Some(c) = chars.next() {
@@ -1670,6 +1786,7 @@ fn variable_parts_as_star(name: &str) -> String {
             out.push(c);
             continue;
         }
+        let mut inner = String::new();
         match chars.peek() {
             Some(&open @ ('{' | '(')) => {
                 let close = if open == '{' { '}' } else { ')' };
@@ -1683,19 +1800,30 @@ fn variable_parts_as_star(name: &str) -> String {
                             break;
                         }
                     }
+                    inner.push(d);
                 }
+                // `{NAME`: a plain reference; anything else is no name.
+                inner = inner
+                    .strip_prefix('{')
+                    .filter(|n| n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+                    .unwrap_or_default()
+                    .to_string();
             }
             _ => {
-                while chars
+                while let Some(d) = chars
                     .peek()
-                    .is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_')
+                    .copied()
+                    .filter(|d| d.is_ascii_alphanumeric() || *d == '_')
                 {
+                    inner.push(d);
                     chars.next();
                 }
             }
         }
-        if !out.ends_with('*') {
-            out.push('*');
+        match (!inner.is_empty()).then(|| value(&inner)).flatten() {
+            Some(v) => out.push_str(&v),
+            None if !out.ends_with('*') => out.push('*'),
+            None => {}
         }
     }
     out
@@ -1850,8 +1978,17 @@ fn settings_with(
         .copied()
         .collect();
     let scripts = with_sourced(&scripts);
+    // Of several, the one that gives a scale when the others give none
+    // (NVIDIA's v5.1 Flux config_GB300_128x04x16xtp4.sh beside
+    // config_mounts.sh): the others set up the machine, not the run.
+    let of_scale: Vec<&Vec<Entry>> = scripts
+        .iter()
+        .filter(|e| rules.config_log.names_scale(e))
+        .collect();
     let mut sole = Env::default();
     if let [only] = scripts.as_slice() {
+        sole.add_where(only, |x| !configs::is_default(x));
+    } else if let [only] = of_scale.as_slice() {
         sole.add_where(only, |x| !configs::is_default(x));
     }
     // A variable every one of the other configs assigns is overridden
@@ -2645,6 +2782,7 @@ mod tests {
                     per_samples: vec![2048.0, bad],
                     per_samples_in: Vec::new(),
                     benchmarks: Vec::new(),
+                    top: false,
                     why: String::new(),
                 }],
                 ..bare()
@@ -2673,9 +2811,29 @@ mod tests {
             ],
             optional: vec![keys(&["gradient_steps"])],
             unless: keys(&["tp"]),
+            divisors: Vec::new(),
             why: String::new(),
         };
         let sh = |t: &str| configs::parse(t, configs::Format::Shell);
+        // Model-parallel accelerators divide: 18 x 4 x 1 / (1 x 1 x 2).
+        let llm = ScaleProduct {
+            factors: vec![keys(&["dgxnnodes"]), keys(&["dgxngpu"]), keys(&["minibs"])],
+            optional: Vec::new(),
+            unless: Vec::new(),
+            divisors: vec![
+                keys(&["tensor_model_parallel"]),
+                keys(&["context_parallel"]),
+            ],
+            ..p.clone()
+        };
+        let cp = sh("export DGXNNODES=18\nexport DGXNGPU=4\nexport MINIBS=1\nexport TENSOR_MODEL_PARALLEL=1\nexport CONTEXT_PARALLEL=2\n");
+        assert_eq!(product(&llm, &cp, &[]), Some(vec![36.0, 1.0]));
+        let dp = sh("export DGXNNODES=18\nexport DGXNGPU=4\nexport MINIBS=1\n");
+        assert_eq!(product(&llm, &dp, &[]), Some(vec![72.0, 1.0]));
+        let zero = sh(
+            "export DGXNNODES=18\nexport DGXNGPU=4\nexport MINIBS=1\nexport CONTEXT_PARALLEL=0\n",
+        );
+        assert_eq!(product(&llm, &zero, &[]), None);
         let common = sh("export DGXNGPU=8\nexport DGXNNODES=99\n");
         let script = sh("export DGXNNODES=16\nexport LOCAL_BATCH_SIZE=2\n");
         assert_eq!(product(&p, &script, &[&common]), Some(vec![256.0, 2.0]));
