@@ -1214,6 +1214,22 @@ fn a_config_against_the_log_of_its_own_run() {
         ]
     );
     assert_eq!(pol008("model_parallel_agree"), Vec::<(String, u64)>::new());
+    // Two systems, their scripts in no system's folder (Lenovo's v5.0
+    // RetinaNet): 1 x 8 x 32 is the B200 runs' global batch of 256 and
+    // not the H200 runs' 512, and the script names their accelerator, so
+    // its LR 0.0002 contradicts their logged 0.0001. A script of another
+    // accelerator (config_DGXH100_*) is not tied to them by its batch.
+    assert_eq!(
+        pol008("batch_pick"),
+        vec![
+            (format!("{scripts}config_DGXB200_1x8x32.sh"), 6),
+            ("results/ex-8xB200/retinanet/result_0.txt".to_string(), 15),
+        ]
+    );
+    assert_eq!(
+        pol008("batch_pick_accelerator"),
+        Vec::<(String, u64)>::new()
+    );
     // The block no launcher picks is another model's: its RMSprop is no
     // POL007 (the picked blocks' adam is the reference).
     for case in ["named_pick", "named_pick_agree"] {
@@ -1792,6 +1808,55 @@ fn rowwise_adagrad_is_dlrmv4s_not_dlrm_dcnv2s() {
     assert_eq!(
         pol007("6.1.0", "dlrmv4", "adagrad"),
         vec![(2, Severity::Warning)]
+    );
+}
+
+/// DeepSpeed's 1-bit optimizers are Adam and LAMB with compressed
+/// communication (POL014 always): against another reference they are
+/// another optimizer too (POL007), against their own they are not.
+#[test]
+fn one_bit_optimizers_are_their_base_optimizer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let codes = |bm: &str, ty: &str| -> Vec<String> {
+        let cfg = dir.path().join(format!("{bm}_{ty}.json"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "{{\n  \"optimizer\": {{\"type\": \"{ty}\", \"params\": {{\"lr\": 0.001}}}}\n}}\n"
+            ),
+        )
+        .expect("write");
+        let files = vec![ImplFile {
+            benchmark: bm.into(),
+            implementation: Some("pytorch".into()),
+            file: FileRef {
+                path: format!("Org/benchmarks/{bm}/implementations/pytorch/ds_config.json"),
+                fs: cfg,
+            },
+        }];
+        let mut codes: Vec<String> = check_configs(&rules("4.1.0"), &files)
+            .into_iter()
+            .map(|f| format!("{} {:?}", f.code, f.severity))
+            .collect();
+        codes.sort();
+        codes.dedup();
+        codes
+    };
+    // BERT's reference is LAMB.
+    assert_eq!(
+        codes("bert", "OneBitAdam"),
+        ["POL007 Warning", "POL014 Error"]
+    );
+    assert_eq!(
+        codes("bert", "ZeroOneAdam"),
+        ["POL007 Warning", "POL014 Error"]
+    );
+    assert_eq!(codes("bert", "OneBitLamb"), ["POL014 Error"]);
+    // GPT-3's is Adam.
+    assert_eq!(codes("gpt3", "OneBitAdam"), ["POL014 Error"]);
+    assert_eq!(
+        codes("gpt3", "OneBitLamb"),
+        ["POL007 Warning", "POL014 Error"]
     );
 }
 

@@ -58,6 +58,12 @@ pub struct ConfigLogFile {
     /// and no closed-division policy but the repeatability notes reads it.
     #[serde(default)]
     division_keys: Vec<String>,
+    /// Accelerator names (lower case) that system and config script names
+    /// carry (`SR780aV3-8xB200_SXM_180GB`, `config_DGXB200_001x08x032.sh`):
+    /// a script tied to a system by its product of scale alone must name
+    /// an accelerator the system's name does.
+    #[serde(default)]
+    accelerators: Vec<String>,
     /// Keys (normal form) a config script gives its run's scale under
     /// (global batch size, accumulation steps, batch per device), with
     /// the MLLOG key a run logs it as: a script that gives another number
@@ -276,6 +282,7 @@ pub struct ConfigLog {
     helper_folders: Vec<String>,
     open_folders: Vec<String>,
     division_keys: Vec<String>,
+    accelerators: Vec<String>,
     scale_keys: Vec<ScaleFile>,
     scale_products: Vec<ScaleProduct>,
     external_sources: Vec<String>,
@@ -354,6 +361,7 @@ impl ConfigLog {
             helper_folders: file.helper_folders,
             open_folders: file.open_folders,
             division_keys: file.division_keys,
+            accelerators: file.accelerators,
             scale_keys: file.scale_keys,
             scale_products: file.scale_products,
             external_sources: file.external_sources,
@@ -436,6 +444,44 @@ impl ConfigLog {
                 && self.measures(s, entries)
                 && runs.iter().any(|r| r.logged.values.contains_key(&s.mllog))
                 && !numbers_of(entries, &s.keys).is_empty()
+        })
+    }
+
+    /// The accelerators of [`ConfigLogFile::accelerators`] that `name`
+    /// names: each where the text before it is no letter, or `dgx`, or a
+    /// count (`8x`), so `b200` is in `8xB200` and `DGXB200`, not `GB200`.
+    pub(super) fn accelerators_in(&self, name: &str) -> BTreeSet<&str> {
+        let name = name.to_ascii_lowercase();
+        let mut out = BTreeSet::new();
+        for a in &self.accelerators {
+            for (at, _) in name.match_indices(a.as_str()) {
+                let before = &name[..at];
+                let after = name[at + a.len()..].chars().next();
+                let starts = !before.ends_with(|c: char| c.is_ascii_alphabetic())
+                    || before.ends_with("dgx")
+                    || (before.ends_with('x')
+                        && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit()));
+                if starts && !after.is_some_and(|c| c.is_ascii_digit()) {
+                    out.insert(a.as_str());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the config script `entries` (with the files it sources,
+    /// `sourced`) gives every factor of a product of scale that `runs` log
+    /// (NVIDIA's DGXNNODES x DGXNGPU x BATCHSIZE, a global batch): enough
+    /// to tell the runs of several systems apart, as a node count is.
+    pub(super) fn gives_logged_product(
+        &self,
+        entries: &[Entry],
+        sourced: &[&[Entry]],
+        runs: &[&RunLog],
+    ) -> bool {
+        self.scale_products.iter().any(|p| {
+            runs.iter().any(|r| r.logged.values.contains_key(&p.mllog))
+                && product(p, entries, sourced).is_some()
         })
     }
 
@@ -804,18 +850,36 @@ pub(super) struct Set {
 /// stands for: one of the same file, or of a file that is no option of a
 /// Hydra config group (an optimizer's `conf/optim/<name>.yaml`: a run
 /// composes only one of them, under the primary config and the command
-/// line, whose values win; [`super::hydra_package::stands_for`]).
+/// line, whose values win; [`super::hydra_package::stands_for`]). For an
+/// option of a group some primary configs compose (`composers`, by
+/// group), a primary config stands for it only when it is one of them: a
+/// primary that keeps its own optimizer section inline never composes the
+/// option (v4.1 Stable Diffusion's `sd2_mlperf_train_moments.yaml`
+/// beside `sd2_mlperf_train_moments_encoded.yaml`, which composes
+/// `optim@model.optim: megatron_fused_adam`).
 pub(super) fn unanswered<'a>(
     rules: &PolicyRules,
     given: &[&'a Set],
     agrees: impl Fn(&Set) -> bool,
+    composers: &BTreeMap<String, BTreeSet<String>>,
 ) -> Vec<&'a Set> {
     let groups = &rules.signals.config_files.hydra_groups;
+    let shell = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        rules.signals.config_files.format(name) == Some(configs::Format::Shell)
+    };
     let (yes, no): (Vec<&Set>, Vec<&Set>) = given.iter().partition(|s| agrees(s));
     no.into_iter()
         .filter(|s| {
-            !yes.iter()
-                .any(|a| super::hydra_package::stands_for(&a.path, &s.path, groups))
+            let primaries = super::hydra_package::group_of(&s.path, groups)
+                .and_then(|g| composers.get(&g))
+                .filter(|p| !p.is_empty());
+            !yes.iter().any(|a| {
+                super::hydra_package::stands_for(&a.path, &s.path, groups)
+                    && (a.path == s.path
+                        || shell(&a.path)
+                        || primaries.is_none_or(|p| p.contains(&a.path)))
+            })
         })
         .collect()
 }
@@ -1651,6 +1715,17 @@ fn scale_picked(
                     .is_some_and(|e| source_line(e, name(i)).is_some())
         })
     };
+    // A global batch is shared by chance more often than a node count:
+    // a script it ties to the system must also be of its accelerator
+    // (v5.0 Google's TPU runs share their 1024 with DGX H100 scripts).
+    let of_system = rules.config_log.accelerators_in(system);
+    let same_accelerator = |n: &str| {
+        rules
+            .config_log
+            .accelerators_in(n)
+            .iter()
+            .any(|a| of_system.contains(a))
+    };
     let picked: Vec<usize> = mine
         .iter()
         .copied()
@@ -1660,7 +1735,11 @@ fn scale_picked(
                 return false;
             };
             let src = sourced_of(files, parsed, bm, &files[i].file.path, e);
-            rules.config_log.gives_logged_count(e, &systems[system])
+            (rules.config_log.gives_logged_count(e, &systems[system])
+                || (rules
+                    .config_log
+                    .gives_logged_product(e, &src, &systems[system])
+                    && same_accelerator(name(i))))
                 && systems.iter().all(|(s, runs)| {
                     let of_scale = rules.config_log.gives_scale(e, runs)
                         && !rules.config_log.other_scale(e, &src, runs, true);
@@ -2261,6 +2340,13 @@ fn contradictions(
     }
     let help = rules.help(code::POL008);
     let rule = rules.config_log_rule();
+    // The primary configs that compose each Hydra config group.
+    let mut composers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (f, e) in parsed {
+        for g in super::hydra_package::composed_groups(e) {
+            composers.entry(g).or_default().insert(f.file.path.clone());
+        }
+    }
     // The runs of the folder that contradict each key, in path order: one
     // finding at the first run's line and one per config place, not one per
     // run (a folder of ten runs made with one config says it ten times).
@@ -2282,20 +2368,22 @@ fn contradictions(
             let bad = if mllog == "opt_name" {
                 let name = value.as_str().unwrap_or_default();
                 let mapped = super::optimizer::logged_name(rules, name);
-                unanswered(rules, &given, |s| {
+                let agrees = |s: &Set| {
                     [name, mapped].iter().any(|n| {
                         s.value.eq_ignore_ascii_case(n)
                             || rules.frameworks.same_optimizer(&s.value, n)
                     })
-                })
+                };
+                unanswered(rules, &given, agrees, &composers)
             } else {
                 let batch = run.logged.values.get(BATCH).and_then(|(v, _)| number(v));
-                unanswered(rules, &given, |s| {
+                let agrees = |s: &Set| {
                     rules.config_log.agrees(&s.value, value)
                         || rules
                             .config_log
                             .agrees_scaled(&s.per_samples, &s.value, value, batch)
-                })
+                };
+                unanswered(rules, &given, agrees, &composers)
             };
             if !bad.is_empty() {
                 against.push((run, mllog, value, *line, bad));
@@ -2616,23 +2704,28 @@ mod tests {
         let same = set("i/conf/optim/b.yaml", "0.0001");
         let ok = |s: &Set| s.value == "0.0001";
         let paths = |v: Vec<&Set>| v.iter().map(|s| s.path.clone()).collect::<Vec<_>>();
-        assert_eq!(
-            paths(unanswered(&rules, &[&a, &b], ok)),
-            ["i/conf/optim/b.yaml"]
-        );
-        assert!(unanswered(&rules, &[&a, &b, &base], ok).is_empty());
-        assert!(unanswered(&rules, &[&a, &b, &same], ok).is_empty());
-        assert_eq!(
-            paths(unanswered(&rules, &[&b], ok)),
-            ["i/conf/optim/b.yaml"]
-        );
+        let none = BTreeMap::new();
+        let open = |g: &[&Set]| paths(unanswered(&rules, g, ok, &none));
+        assert_eq!(open(&[&a, &b]), ["i/conf/optim/b.yaml"]);
+        assert!(open(&[&a, &b, &base]).is_empty());
+        assert!(open(&[&a, &b, &same]).is_empty());
+        assert_eq!(open(&[&b]), ["i/conf/optim/b.yaml"]);
         // The primary config sets another value than the group's option:
         // its own wins in the run.
         let primary = set("i/conf/train.yaml", "0.01");
+        assert_eq!(open(&[&a, &primary]), ["i/conf/train.yaml"]);
+        // Another primary composes the optim group: base.yaml, which keeps
+        // its optimizer inline, does not answer for the option b.yaml.
+        let composed = BTreeMap::from([(
+            "optim".to_string(),
+            BTreeSet::from(["i/conf/encoded.yaml".to_string()]),
+        )]);
         assert_eq!(
-            paths(unanswered(&rules, &[&a, &primary], ok)),
-            ["i/conf/train.yaml"]
+            paths(unanswered(&rules, &[&b, &base], ok, &composed)),
+            ["i/conf/optim/b.yaml"]
         );
+        let encoded = set("i/conf/encoded.yaml", "0.0001");
+        assert!(unanswered(&rules, &[&b, &encoded], ok, &composed).is_empty());
     }
 
     /// Frameworks' own names of the fixed hyperparameters map to the MLLOG
@@ -2717,6 +2810,7 @@ mod tests {
             helper_folders: Vec::new(),
             open_folders: Vec::new(),
             division_keys: Vec::new(),
+            accelerators: Vec::new(),
             scale_keys: Vec::new(),
             scale_products: Vec::new(),
             external_sources: Vec::new(),
@@ -2724,6 +2818,25 @@ mod tests {
             named_config_flags: Vec::new(),
             hyperparameters: Vec::new(),
         }
+    }
+
+    #[test]
+    fn accelerators_in_names() {
+        let c = ConfigLog::new(ConfigLogFile {
+            accelerators: ["b200", "gb200", "h200", "mi300x"]
+                .map(String::from)
+                .to_vec(),
+            ..bare()
+        })
+        .expect("valid");
+        let of = |n: &str| c.accelerators_in(n).into_iter().collect::<Vec<_>>();
+        assert_eq!(of("SR780aV3-8xB200_SXM_180GB"), ["b200"]);
+        assert_eq!(of("config_DGXB200_001x08x032.sh"), ["b200"]);
+        assert_eq!(of("GB200_NVL72"), ["gb200"]);
+        assert_eq!(of("4xSR680Ax8H200-SXM-141GB"), ["h200"]);
+        assert_eq!(of("xe9680_mi300x"), ["mi300x"]);
+        assert!(of("cloud-tpu-trillium-256").is_empty());
+        assert!(of("b2000").is_empty());
     }
 
     #[test]
